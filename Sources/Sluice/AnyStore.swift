@@ -1,0 +1,46 @@
+/// A store of any state type, for APIs that take several stores (`waitFor`, and later
+/// transactions and reactors over several stores).
+///
+/// Every ``Store`` is an `AnyStore`; the class cannot be subclassed outside Sluice.
+public class AnyStore: @unchecked Sendable {
+  // @unchecked Sendable: immutable; the core is Sendable.
+  let anyCore: AnyStoreCore
+
+  init(anyCore: AnyStoreCore) {
+    self.anyCore = anyCore
+  }
+
+  /// The dispatcher whose lane this store is on.
+  public var dispatcher: Dispatcher { anyCore.lane.dispatcher }
+
+  /// Declares that this store reduces every action after `stores` did (Flux's `waitFor`).
+  ///
+  /// Without a declaration, stores on one dispatcher reduce an action in the order they were
+  /// created. A declaration that would close a cycle, or that names a store on another
+  /// dispatcher, is reported and ignored.
+  ///
+  /// ```swift
+  /// let prices = Store(initialState: Prices(), dispatcher: dispatcher, reducer: pricesReducer)
+  /// let cart = Store(initialState: Cart(), dispatcher: dispatcher, reducer: cartReducer)
+  /// prices.waitFor(cart)  // prices reduces after cart, whatever their creation order
+  /// ```
+  public func waitFor(_ stores: AnyStore..., file: StaticString = #fileID, line: UInt = #line) {
+    for other in stores {
+      guard other.anyCore.lane === anyCore.lane else {
+        anyCore.lane.reporter.report(
+          Issue(
+            kind: .foreignStore,
+            message: "waitFor named a store on another dispatcher; the ordering was ignored.",
+            fileID: "\(file)", line: line))
+        continue
+      }
+      if !anyCore.lane.order(anyCore, after: other.anyCore) {
+        anyCore.lane.reporter.report(
+          Issue(
+            kind: .storeOrderCycle,
+            message: "waitFor would make an ordering cycle between stores; it was ignored.",
+            fileID: "\(file)", line: line))
+      }
+    }
+  }
+}

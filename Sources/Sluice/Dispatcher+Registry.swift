@@ -1,0 +1,80 @@
+/// A state type that knows how to make its store, so a dispatcher can create it by type
+/// (JBFlux's `registerStore:`).
+///
+/// ```swift
+/// struct CurrentUser: StoreDefinition {
+///   var name: String?
+///   static let initialState = CurrentUser()
+///   static let reducer = Reducer<CurrentUser>()
+///     .on(CurrentUserRefreshed.self) { state, action in state.name = action.name }
+/// }
+/// dispatcher.register(CurrentUser.self)
+/// let store = dispatcher.store(CurrentUser.self)  // the same instance, every time
+/// ```
+public protocol StoreDefinition: Sendable {
+  /// The state a new store starts with.
+  static var initialState: Self { get }
+  /// The reducer of the store.
+  static var reducer: Reducer<Self> { get }
+}
+
+extension Dispatcher {
+  /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime.
+  ///
+  /// Registering a type twice is reported and returns the store registered first.
+  @discardableResult
+  public func register<S: StoreDefinition>(
+    _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
+  ) -> Store<S> {
+    register(type, file: file, line: line) {
+      Store(initialState: S.initialState, dispatcher: self, reducer: S.reducer)
+    }
+  }
+
+  /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime;
+  /// its observers fire only on real changes.
+  @discardableResult
+  public func register<S: StoreDefinition & Equatable>(
+    _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
+  ) -> Store<S> {
+    register(type, file: file, line: line) {
+      Store(initialState: S.initialState, dispatcher: self, reducer: S.reducer)
+    }
+  }
+
+  /// Keeps `store` for the dispatcher's lifetime, retrievable by its state type.
+  ///
+  /// The store must be on this dispatcher; registering a state type twice is reported and keeps
+  /// the first store.
+  public func register<S>(_ store: Store<S>, file: StaticString = #fileID, line: UInt = #line) {
+    _ = register(S.self, file: file, line: line) { store }
+  }
+
+  /// The store registered for `type`, if any.
+  public func store<S>(_ type: S.Type) -> Store<S>? {
+    registry.withLock { $0[ObjectIdentifier(type)] } as? Store<S>
+  }
+
+  /// Forgets the store registered for `type`; it is deinitialized when nothing else holds it.
+  public func unregister<S>(_ type: S.Type) {
+    let removed = registry.withLock { $0.removeValue(forKey: ObjectIdentifier(type)) }
+    _ = removed  // released outside the lock: its deinit detaches it from the lane.
+  }
+
+  private func register<S>(
+    _ type: S.Type, file: StaticString, line: UInt, make: () -> Store<S>
+  ) -> Store<S> {
+    let key = ObjectIdentifier(type)
+    if let existing = registry.withLock({ $0[key] }) as? Store<S> {
+      lane.reporter.report(
+        Issue(
+          kind: .duplicateRegistration,
+          message: "\(S.self) is already registered on '\(label)'; the first store was kept.",
+          fileID: "\(file)", line: line))
+      return existing
+    }
+    let store = make()
+    registry.withLock { $0[key] = store }
+    return store
+  }
+}

@@ -1,0 +1,62 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The one lock type of Sluice: a `pthread_mutex_t` with a condition variable beside it.
+///
+/// `Synchronization.Mutex` is avoided on purpose: the thread sanitizer on Linux reports false
+/// races on it, and Sluice runs its concurrency tests under the sanitizer.
+///
+/// The mutex is not recursive. User code (reducers, observers, middleware) never runs while a
+/// Sluice lock is held, except reducers, which run under their store's lock and are pure.
+final class InternalLock: @unchecked Sendable {
+  // @unchecked Sendable: the pointers are allocated once, never reassigned, and every access to
+  // the memory they point to goes through the pthread calls, which are thread-safe.
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+    condition = .allocate(capacity: 1)
+    condition.initialize(to: pthread_cond_t())
+    pthread_cond_init(condition, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    condition.deinitialize(count: 1)
+    condition.deallocate()
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  @inline(__always)
+  func lock() { pthread_mutex_lock(mutex) }
+
+  @inline(__always)
+  func unlock() { pthread_mutex_unlock(mutex) }
+
+  /// Takes the lock if it is free; returns `false` at once otherwise.
+  @inline(__always)
+  func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
+  @inline(__always)
+  func withLock<R>(_ body: () throws -> R) rethrows -> R {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body()
+  }
+
+  /// Waits on the condition; the lock must be held, and is held again on return.
+  func wait() { pthread_cond_wait(condition, mutex) }
+
+  /// Wakes every thread waiting on the condition.
+  func broadcast() { pthread_cond_broadcast(condition) }
+}

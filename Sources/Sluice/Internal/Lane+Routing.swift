@@ -1,0 +1,100 @@
+/// Where one action type goes: the stores that handle it, in lane order, each with the slot of
+/// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
+struct Route {
+  let core: AnyStoreCore
+  let slot: Int
+}
+
+/// The lane's routing table, rebuilt whenever a store attaches, detaches, starts or stops
+/// receiving every action, or an ordering is declared.
+struct Routing {
+  var byType: [ObjectIdentifier: [Route]] = [:]
+  /// The route of an action type no store handles by type: the stores that see every action.
+  var everyAction: [Route] = []
+}
+
+extension Lane {
+  func attach(_ core: AnyStoreCore) {
+    lock.withLock {
+      cores.append(core)
+      rebuildRoutingLocked()
+    }
+  }
+
+  func detach(_ core: AnyStoreCore) {
+    let id = ObjectIdentifier(core)
+    lock.withLock {
+      cores.removeAll { $0 === core }
+      orderEdges.removeAll { $0.store == id || $0.after == id }
+      rebuildRoutingLocked()
+    }
+  }
+
+  func rebuildRouting() {
+    lock.withLock { rebuildRoutingLocked() }
+  }
+
+  /// Declares that `core` reduces every action after `other`. Returns `false` (and changes
+  /// nothing) when `other` already waits for `core`, directly or not.
+  func order(_ core: AnyStoreCore, after other: AnyStoreCore) -> Bool {
+    let id = ObjectIdentifier(core)
+    let otherID = ObjectIdentifier(other)
+    return lock.withLock {
+      if id == otherID || waits(otherID, for: id) { return false }
+      orderEdges.append((store: id, after: otherID))
+      rebuildRoutingLocked()
+      return true
+    }
+  }
+
+  /// The attached stores in processing order.
+  var orderedCores: [AnyStoreCore] { lock.withLock { orderedCoresLocked() } }
+
+  private func waits(_ store: ObjectIdentifier, for target: ObjectIdentifier) -> Bool {
+    var stack = [store]
+    var seen: Set<ObjectIdentifier> = []
+    while let next = stack.popLast() {
+      if next == target { return true }
+      guard seen.insert(next).inserted else { continue }
+      stack.append(contentsOf: orderEdges.filter { $0.store == next }.map(\.after))
+    }
+    return false
+  }
+
+  /// Attach order, except that a store comes after every store it waits for (a stable
+  /// topological sort: among the stores ready to go, the earliest attached goes first).
+  private func orderedCoresLocked() -> [AnyStoreCore] {
+    guard !orderEdges.isEmpty else { return cores }
+    var placed: Set<ObjectIdentifier> = []
+    var remaining = cores
+    var ordered: [AnyStoreCore] = []
+    ordered.reserveCapacity(cores.count)
+    while !remaining.isEmpty {
+      let index =
+        remaining.firstIndex { core in
+          let id = ObjectIdentifier(core)
+          return orderEdges.allSatisfy { $0.store != id || placed.contains($0.after) }
+        } ?? 0  // Unreachable: `order(_:after:)` refuses cycles.
+      let core = remaining.remove(at: index)
+      placed.insert(ObjectIdentifier(core))
+      ordered.append(core)
+    }
+    return ordered
+  }
+
+  private func rebuildRoutingLocked() {
+    let ordered = orderedCoresLocked()
+    var types: Set<ObjectIdentifier> = []
+    for core in ordered { types.formUnion(core.handledTypes) }
+    var table = Routing()
+    for type in types {
+      table.byType[type] = ordered.compactMap { core in
+        if let slot = core.slot(for: type) { return Route(core: core, slot: slot) }
+        return core.receivesEveryAction ? Route(core: core, slot: -1) : nil
+      }
+    }
+    table.everyAction = ordered.filter(\.receivesEveryAction).map { Route(core: $0, slot: -1) }
+    routing = table
+    routingVersion.wrappingAdd(1, ordering: .releasing)
+  }
+}

@@ -1,0 +1,50 @@
+/// A misuse of Sluice, or a condition a program should know about, reported instead of crashing.
+///
+/// Sluice never traps on a path that user input or data reaches. When something is wrong — an
+/// action dispatched while the lane rejects re-entrant dispatch, a runaway action chain, a store
+/// read from inside its own reducer — it builds an `Issue` and hands it to the dispatcher's
+/// ``IssueReporter``.
+public struct Issue: Sendable, Hashable, CustomStringConvertible {
+  /// What kind of issue this is.
+  public struct Kind: Sendable, Hashable, CustomStringConvertible {
+    /// A short stable name, such as `"runawayActionChain"`.
+    public let name: String
+
+    /// Creates a kind; libraries built on Sluice may define their own.
+    public init(_ name: String) { self.name = name }
+
+    public var description: String { name }
+
+    /// An action was dispatched from inside the lane while its policy is ``Dispatcher/Reentrancy/reject``.
+    public static let reentrantDispatchRejected = Kind("reentrantDispatchRejected")
+    /// An action chain grew past the dispatcher's `maxChainDepth`; its last action was dropped.
+    public static let runawayActionChain = Kind("runawayActionChain")
+    /// A store's `state` was read from inside one of its own reducers.
+    public static let stateReadInsideReducer = Kind("stateReadInsideReducer")
+    /// `waitFor` declared an ordering cycle between stores; the edge that closes it is ignored.
+    public static let storeOrderCycle = Kind("storeOrderCycle")
+    /// A store type was registered twice on one dispatcher.
+    public static let duplicateRegistration = Kind("duplicateRegistration")
+    /// A store was asked to wait for a store on another dispatcher.
+    public static let foreignStore = Kind("foreignStore")
+  }
+
+  /// What kind of issue this is.
+  public let kind: Kind
+  /// A sentence describing what happened and what to do about it.
+  public let message: String
+  /// The file of the call that caused the issue, as `#fileID` gives it.
+  public let fileID: String
+  /// The line of the call that caused the issue.
+  public let line: UInt
+
+  /// Creates an issue.
+  public init(kind: Kind, message: String, fileID: String, line: UInt) {
+    self.kind = kind
+    self.message = message
+    self.fileID = fileID
+    self.line = line
+  }
+
+  public var description: String { "\(fileID):\(line): Sluice: \(message) [\(kind)]" }
+}

@@ -1,0 +1,70 @@
+/// Code that runs around a store's reducer: it can observe an action, transform it or swallow it,
+/// and see the state before and after.
+///
+/// A store runs its middleware in order: every `intercept` first (each sees the action the
+/// previous one passed on), then every `before`, then the reducer, then every `after` in
+/// *reverse* order, so the first middleware wraps all the others (as in RxStateFlow):
+///
+/// ```swift
+/// let logging = Middleware<AppState>(
+///   before: { action, state in print("about to reduce \(action)") },
+///   after: { action, old, new in print("\(old.counter) → \(new.counter)") })
+/// let onlyPositive = Middleware<AppState>.intercept { action, state in
+///   if let change = action as? StepChangeRequested, change.step <= 0 { return .drop }
+///   return .proceed
+/// }
+/// let store = Store(initialState: AppState(), reducer: reducer, middleware: [logging, onlyPositive])
+/// ```
+///
+/// Middleware runs on the lane; it may dispatch (the action is queued after the current one).
+public struct Middleware<State: Sendable>: Sendable {
+  /// What an interceptor decides about an action.
+  public enum Decision: Sendable {
+    /// Pass the action on unchanged.
+    case proceed
+    /// Reduce this action instead.
+    case replace(any Action)
+    /// Swallow the action: this store does not reduce it, and no later middleware sees it.
+    case drop
+  }
+
+  let intercept: (@Sendable (any Action, State) -> Decision)?
+  let before: (@Sendable (any Action, State) -> Void)?
+  let after: (@Sendable (any Action, State, State) -> Void)?
+
+  /// Creates middleware from up to three hooks.
+  ///
+  /// - Parameters:
+  ///   - intercept: Sees each action and the current state; may pass, replace or drop it.
+  ///   - before: Sees the action about to be reduced and the state before it.
+  ///   - after: Sees the reduced action, the state before and the state after it.
+  public init(
+    intercept: (@Sendable (any Action, State) -> Decision)? = nil,
+    before: (@Sendable (any Action, State) -> Void)? = nil,
+    after: (@Sendable (_ action: any Action, _ old: State, _ new: State) -> Void)? = nil
+  ) {
+    self.intercept = intercept
+    self.before = before
+    self.after = after
+  }
+
+  /// Middleware that only intercepts.
+  public static func intercept(
+    _ body: @escaping @Sendable (any Action, State) -> Decision
+  ) -> Middleware {
+    Middleware(intercept: body)
+  }
+
+  /// Middleware that only looks at each action before it is reduced.
+  public static func before(_ body: @escaping @Sendable (any Action, State) -> Void) -> Middleware
+  {
+    Middleware(before: body)
+  }
+
+  /// Middleware that only looks at each action after it was reduced.
+  public static func after(
+    _ body: @escaping @Sendable (_ action: any Action, _ old: State, _ new: State) -> Void
+  ) -> Middleware {
+    Middleware(after: body)
+  }
+}

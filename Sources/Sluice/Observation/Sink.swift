@@ -1,0 +1,66 @@
+import Dispatch
+
+/// The receiving end of one observer: its gate, its body and, for queued deliveries, a mailbox.
+final class Sink<Value: Sendable>: @unchecked Sendable {
+  // @unchecked Sendable: `pending` and `scheduled` are only touched under `lock`; the rest is
+  // immutable or Sendable.
+  let gate = Gate()
+  /// Calls the observer; returns `false` when the observer's owner is gone.
+  private let body: @Sendable (Value) -> Bool
+  private let delivery: Delivery
+  private let lock: InternalLock?
+  private var pending: [Value] = []
+  private var scheduled = false
+
+  init(delivery: Delivery, body: @escaping @Sendable (Value) -> Bool) {
+    self.body = body
+    self.delivery = delivery
+    if case .synchronous = delivery { lock = nil } else { lock = InternalLock() }
+  }
+
+  /// Delivers `value` now (synchronous) or posts it to the mailbox.
+  @inline(__always)
+  func send(_ value: Value) {
+    guard let lock else { return deliver(value) }
+    lock.lock()
+    pending.append(value)
+    let mustSchedule = !scheduled
+    scheduled = true
+    lock.unlock()
+    if mustSchedule { schedule() }
+  }
+
+  @inline(__always)
+  private func deliver(_ value: Value) {
+    var ownerAlive = true
+    _ = gate.run { ownerAlive = body(value) }
+    // The store sweeps cancelled observers out of its registry when it next sees them.
+    if !ownerAlive { gate.cancel() }
+  }
+
+  private func schedule() {
+    switch delivery {
+    case .synchronous: drain()
+    case .queue(let queue): queue.async { self.drain() }
+    case .mainActor: Task { @MainActor in self.drain() }
+    }
+  }
+
+  /// Delivers everything posted, in order; new posts during the drain join the same drain, so
+  /// the observer is never called concurrently with itself.
+  private func drain() {
+    guard let lock else { return }
+    while true {
+      lock.lock()
+      if pending.isEmpty {
+        scheduled = false
+        lock.unlock()
+        return
+      }
+      let batch = pending
+      pending.removeAll(keepingCapacity: true)
+      lock.unlock()
+      for value in batch where !gate.isCancelled { deliver(value) }
+    }
+  }
+}

@@ -1,0 +1,206 @@
+extension Store {
+  /// Calls `body` with the state after every change.
+  ///
+  /// When `State` is `Equatable`, only real changes are delivered; otherwise every action the
+  /// store handled is. Observers run in registration order, on the lane unless `delivery` says
+  /// otherwise; one observer is never called concurrently with itself.
+  ///
+  /// ```swift
+  /// let subscription = store.observe { state in print(state.counter) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - delivery: Where `body` runs (default: synchronously on the lane).
+  ///   - start: Whether `body` first receives the current state (the default) or only changes.
+  ///   - body: The observer.
+  /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
+  public func observe(
+    on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
+    _ body: @escaping @Sendable (State) -> Void
+  ) -> Subscription {
+    addStateObserver(delivery: delivery, start: start, cancelsOnDeinit: true) { state in
+      body(state)
+      return true
+    }
+  }
+
+  /// Calls `body` with the old and new value whenever the value at `path` changes.
+  ///
+  /// Observers of one path share one comparison per action, so the cost of an action does not
+  /// grow with the number of observers of other paths, nor with the size of the state.
+  ///
+  /// ```swift
+  /// let subscription = store.observe(\.counter) { change in
+  ///   print("\(change.old) → \(change.new)")
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - path: The observed value; it must be `Equatable`.
+  ///   - delivery: Where `body` runs (default: synchronously on the lane).
+  ///   - start: Whether `body` first receives the current value, as both `old` and `new`.
+  ///   - body: The observer.
+  /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
+  public func observe<Value: Equatable & Sendable>(
+    _ path: KeyPath<State, Value> & Sendable, on delivery: Delivery = .synchronous,
+    from start: ObservationStart = .currentValue,
+    _ body: @escaping @Sendable (Change<Value>) -> Void
+  ) -> Subscription {
+    addPathObserver(path, delivery: delivery, start: start, cancelsOnDeinit: true) { change in
+      body(change)
+      return true
+    }
+  }
+
+  /// Calls `body` with `owner` and the state after every change, for as long as `owner` lives.
+  ///
+  /// The store holds `owner` weakly and removes the observer once `owner` is gone, so there is
+  /// nothing to keep or cancel (JBFlux's `registerObject:forChangeEvents:`). The returned
+  /// subscription can still cancel it early; dropping it does not.
+  @discardableResult
+  public func observe<Owner: AnyObject & Sendable>(
+    owner: Owner, on delivery: Delivery = .synchronous,
+    from start: ObservationStart = .currentValue,
+    _ body: @escaping @Sendable (Owner, State) -> Void
+  ) -> Subscription {
+    addStateObserver(delivery: delivery, start: start, cancelsOnDeinit: false) {
+      [weak owner] state in
+      guard let owner else { return false }
+      body(owner, state)
+      return true
+    }
+  }
+
+  /// Calls `body` with `owner` and each change of the value at `path`, for as long as `owner`
+  /// lives. See ``observe(owner:on:from:_:)``.
+  @discardableResult
+  public func observe<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
+    _ path: KeyPath<State, Value> & Sendable, owner: Owner,
+    on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
+    _ body: @escaping @Sendable (Owner, Change<Value>) -> Void
+  ) -> Subscription {
+    addPathObserver(path, delivery: delivery, start: start, cancelsOnDeinit: false) {
+      [weak owner] change in
+      guard let owner else { return false }
+      body(owner, change)
+      return true
+    }
+  }
+
+  /// Calls `body` with every action that reaches this store's lane and the state before it was
+  /// reduced (Unicore's `onAction`). Meant for debugging; not called on subscription.
+  ///
+  /// A store with a tap looks at every action, which makes dispatch a little slower.
+  public func onAction(
+    on delivery: Delivery = .synchronous,
+    _ body: @escaping @Sendable (_ action: any Action, _ stateBefore: State) -> Void
+  ) -> Subscription {
+    let sink = Sink<ActionEvent<State>>(delivery: delivery) { event in
+      body(event.action, event.stateBefore)
+      return true
+    }
+    let core = self.core
+    core.lane.perform {
+      guard !sink.gate.isCancelled else { return }
+      core.taps.append(sink)
+      core.extras.wrappingAdd(1, ordering: .relaxed)
+      core.lane.rebuildRouting()
+    }
+    return Subscription { [weak core] in
+      sink.gate.cancel()
+      guard let core else { return }
+      core.lane.performLater {
+        guard let index = core.taps.firstIndex(where: { $0 === sink }) else { return }
+        core.taps.remove(at: index)
+        core.extras.wrappingSubtract(1, ordering: .relaxed)
+        core.lane.rebuildRouting()
+      }
+    }
+  }
+
+  /// Adds middleware after the existing ones; cancel the subscription to remove it.
+  public func use(_ middleware: Middleware<State>) -> Subscription {
+    let core = self.core
+    let id = Guarded<Int?>(nil)
+    core.lane.perform {
+      let assigned = core.nextMiddlewareID
+      core.nextMiddlewareID += 1
+      core.middleware.append((id: assigned, middleware: middleware))
+      core.extras.wrappingAdd(1, ordering: .relaxed)
+      core.lane.rebuildRouting()
+      id.withLock { $0 = assigned }
+    }
+    return Subscription { [weak core] in
+      guard let core else { return }
+      core.lane.perform {
+        guard let assigned = id.withLock({ $0 }),
+          let index = core.middleware.firstIndex(where: { $0.id == assigned })
+        else { return }
+        core.middleware.remove(at: index)
+        core.extras.wrappingSubtract(1, ordering: .relaxed)
+        core.lane.rebuildRouting()
+      }
+    }
+  }
+
+  /// The number of observers registered, not counting owner-bound observers whose owner is
+  /// gone. Mostly useful in tests.
+  public var observerCount: Int {
+    let core = self.core
+    let count = Guarded(0)
+    core.lane.perform {
+      core.registry.sweep()
+      count.withLock { $0 = core.registry.count }
+    }
+    return count.withLock { $0 }
+  }
+
+  // MARK: - Registration
+
+  private func addStateObserver(
+    delivery: Delivery, start: ObservationStart, cancelsOnDeinit: Bool,
+    body: @escaping @Sendable (State) -> Bool
+  ) -> Subscription {
+    let sink = Sink<State>(delivery: delivery, body: body)
+    let core = self.core
+    core.lane.perform {
+      guard !sink.gate.isCancelled else { return }
+      let observer = StateObserver(order: core.registry.takeOrder(), sink: sink)
+      core.registry.wholes.append(observer)
+      if start == .currentValue { sink.send(core.laneState) }
+    }
+    return subscription(for: sink.gate, cancelsOnDeinit: cancelsOnDeinit)
+  }
+
+  private func addPathObserver<Value: Equatable & Sendable>(
+    _ path: KeyPath<State, Value> & Sendable, delivery: Delivery, start: ObservationStart,
+    cancelsOnDeinit: Bool, body: @escaping @Sendable (Change<Value>) -> Bool
+  ) -> Subscription {
+    let sink = Sink<Change<Value>>(delivery: delivery, body: body)
+    let core = self.core
+    core.lane.perform {
+      guard !sink.gate.isCancelled else { return }
+      let group: PathGroup<State, Value>
+      if let existing = core.registry.groupByPath[path] as? PathGroup<State, Value> {
+        group = existing
+      } else {
+        group = PathGroup(path: path, current: core.laneState[keyPath: path])
+        core.registry.groupByPath[path] = group
+        core.registry.groups.append(group)
+      }
+      let observer = PathObserver<State, Value>(
+        order: core.registry.takeOrder(), cell: group.cell, sink: sink)
+      group.members.append(observer)
+      if start == .currentValue { sink.send(Change(old: group.last, new: group.last)) }
+    }
+    return subscription(for: sink.gate, cancelsOnDeinit: cancelsOnDeinit)
+  }
+
+  private func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
+    Subscription(cancelsOnDeinit: cancelsOnDeinit) { [weak core] in
+      gate.cancel()
+      guard let core else { return }
+      core.lane.performLater { core.registry.sweep() }
+    }
+  }
+}

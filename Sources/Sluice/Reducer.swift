@@ -1,0 +1,95 @@
+/// How a store's state changes in response to actions: a list of handlers, each for one action
+/// type or for every action.
+///
+/// Handlers for one action type are found by the action's type identity in a table built when
+/// the store is created, so a store with fifty handlers does not try fifty casts:
+///
+/// ```swift
+/// let reducer = Reducer<AppState>()
+///   .on(StepChangeRequested.self) { state, action in state.step = action.step }
+///   .on(Counter.self) { state, action in
+///     switch action {
+///     case .increment: state.counter += state.step
+///     case .decrement: state.counter -= state.step
+///     }
+///   }
+/// ```
+///
+/// A catch-all handler sees every action, in the style of Unicore and RxStateFlow:
+///
+/// ```swift
+/// let reducer = Reducer<AppState> { state, action in
+///   if let change = action as? StepChangeRequested { state.step = change.step }
+/// }
+/// ```
+///
+/// When several handlers match an action they run in the order they were added.
+public struct Reducer<State>: Sendable {
+  enum Entry: Sendable {
+    /// A handler for one action type; the pointer points at a value of exactly that type.
+    case typed(ObjectIdentifier, @Sendable (inout State, UnsafeRawPointer) -> Void)
+    /// A handler for every action.
+    case any(@Sendable (inout State, any Action) -> Void)
+  }
+
+  var entries: [Entry]
+
+  /// A reducer that changes nothing; add handlers with ``on(_:_:)``.
+  public init() { entries = [] }
+
+  /// A reducer with one catch-all handler, called with every action.
+  ///
+  /// - Parameter reduce: Changes the state in place for the action, or leaves it alone.
+  public init(_ reduce: @escaping @Sendable (inout State, any Action) -> Void) {
+    entries = [.any(reduce)]
+  }
+
+  /// Returns a reducer that also handles actions of type `type` with `reduce`.
+  ///
+  /// - Parameters:
+  ///   - type: The action type this handler receives; only actions of exactly this type reach it.
+  ///   - reduce: Changes the state in place for the action.
+  /// - Complexity: Routing an action to its handlers is O(1) in the number of handlers.
+  public func on<A: Action>(
+    _ type: A.Type, _ reduce: @escaping @Sendable (inout State, A) -> Void
+  ) -> Reducer {
+    var copy = self
+    copy.entries.append(
+      .typed(ObjectIdentifier(type)) { state, pointer in
+        reduce(&state, pointer.assumingMemoryBound(to: A.self).pointee)
+      })
+    return copy
+  }
+
+  /// Returns a reducer that runs this reducer's handlers, then `other`'s.
+  public func combined(with other: Reducer) -> Reducer {
+    var copy = self
+    copy.entries.append(contentsOf: other.entries)
+    return copy
+  }
+
+  /// Combines reducers; for each action their handlers run in the order given.
+  public static func combine(_ reducers: Reducer...) -> Reducer {
+    reducers.reduce(Reducer()) { $0.combined(with: $1) }
+  }
+
+  /// Lifts this reducer, written for a part of a larger state, to the larger state.
+  ///
+  /// ```swift
+  /// let app = Reducer<AppState>.combine(
+  ///   counterReducer.scoped(to: \AppState.counter),
+  ///   settingsReducer.scoped(to: \AppState.settings))
+  /// ```
+  public func scoped<Parent>(to path: WritableKeyPath<Parent, State> & Sendable) -> Reducer<Parent> {
+    var lifted = Reducer<Parent>()
+    lifted.entries = entries.map { entry in
+      switch entry {
+      case .typed(let id, let reduce):
+        return .typed(id) { parent, pointer in reduce(&parent[keyPath: path], pointer) }
+      case .any(let reduce):
+        return .any { parent, action in reduce(&parent[keyPath: path], action) }
+      }
+    }
+    return lifted
+  }
+}

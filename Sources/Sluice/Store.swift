@@ -1,0 +1,109 @@
+/// Holds one state value and changes it only by reducing actions, on a serial lane.
+///
+/// ```swift
+/// struct AppState: Equatable { var counter = 0; var step = 1 }
+/// struct Increment: Action {}
+///
+/// let store = Store(
+///   initialState: AppState(),
+///   reducer: Reducer<AppState>().on(Increment.self) { state, _ in state.counter += state.step })
+/// let subscription = store.observe(\.counter) { change in print(change.old, "→", change.new) }
+/// store.dispatch(Increment())  // prints "0 → 0", then "0 → 1"
+/// ```
+///
+/// A store made without a ``Dispatcher`` owns a private one; stores made with the same
+/// dispatcher share its lane and its order. `state` can be read from any thread and is never
+/// torn. When `State` is `Equatable`, whole-state observers are called only when the state
+/// really changed.
+///
+/// A store is deinitialized when the last reference to it goes; its observers, subscriptions and
+/// lane never keep it alive.
+public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
+  // @unchecked Sendable: immutable; the core is Sendable.
+  let core: StoreCore<State>
+
+  /// Creates a store.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state the store starts with, and returns to on ``reset()``.
+  ///   - dispatcher: The lane to join; a private one when `nil`.
+  ///   - reducer: How actions change the state.
+  ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  public convenience init(
+    initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
+    middleware: [Middleware<State>] = []
+  ) {
+    self.init(
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, isEqual: nil)
+  }
+
+  /// Creates a store whose whole-state observers are called only on real changes.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state the store starts with, and returns to on ``reset()``.
+  ///   - dispatcher: The lane to join; a private one when `nil`.
+  ///   - reducer: How actions change the state.
+  ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  public convenience init(
+    initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
+    middleware: [Middleware<State>] = []
+  ) where State: Equatable {
+    self.init(
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, isEqual: { $0 == $1 })
+  }
+
+  private init(
+    initialState: State, dispatcher: Dispatcher?, reducer: Reducer<State>,
+    middleware: [Middleware<State>], isEqual: (@Sendable (State, State) -> Bool)?
+  ) {
+    let lane =
+      dispatcher?.lane
+      ?? Lane(
+        configuration: Lane.Configuration(
+          label: "sluice.store.\(State.self)", reentrancy: .enqueue, maxChainDepth: 1_000,
+          maxQueueDepth: nil, reporter: nil))
+    core = StoreCore(initialState: initialState, reducer: reducer, lane: lane, isEqual: isEqual)
+    for entry in middleware {
+      core.middleware.append((id: core.nextMiddlewareID, middleware: entry))
+      core.nextMiddlewareID += 1
+    }
+    core.extras.store(middleware.count, ordering: .relaxed)
+    super.init(anyCore: core)
+    lane.attach(core)
+  }
+
+  deinit {
+    core.lane.detach(core)
+  }
+
+  /// The current state: a consistent snapshot, from any thread.
+  ///
+  /// Reading it from inside one of this store's own reducers is a misuse (the reducer has the
+  /// state as its `inout` parameter): it is reported and returns the initial state.
+  public var state: State { core.state }
+
+  /// Dispatches an action to every store on this store's lane.
+  ///
+  /// See ``Dispatcher/dispatch(_:mode:file:line:)``.
+  @inline(__always)
+  public func dispatch(
+    _ action: some Action, mode: DispatchMode = .sync,
+    file: StaticString = #fileID, line: UInt = #line
+  ) {
+    core.lane.dispatch(action, mode: mode, file: file, line: line)
+  }
+
+  /// Dispatches an action and resumes once it was processed. See ``Dispatcher/send(_:)``.
+  public func send(_ action: some Action) async {
+    await core.lane.send(action)
+  }
+
+  /// Returns the store to its initial state, through the lane, observed like any change
+  /// (Mini-Swift's `reset`). Synchronous like ``dispatch(_:mode:file:line:)``.
+  public func reset() {
+    let core = self.core
+    core.lane.perform { core.replaceState(with: core.initialState) }
+  }
+}
