@@ -25,6 +25,7 @@
 ///
 /// When several handlers match an action they run in the order they were added.
 public struct Reducer<State>: Sendable {
+  @usableFromInline
   enum Entry: Sendable {
     /// A handler for one action type; the pointer points at a value of exactly that type.
     case typed(ObjectIdentifier, @Sendable (inout State, UnsafeRawPointer) -> Void)
@@ -32,6 +33,7 @@ public struct Reducer<State>: Sendable {
     case any(@Sendable (inout State, any Action) -> Void)
   }
 
+  @usableFromInline
   var entries: [Entry]
 
   /// A reducer that changes nothing; add handlers with ``on(_:_:)``.
@@ -50,6 +52,7 @@ public struct Reducer<State>: Sendable {
   ///   - type: The action type this handler receives; only actions of exactly this type reach it.
   ///   - reduce: Changes the state in place for the action.
   /// - Complexity: Routing an action to its handlers is O(1) in the number of handlers.
+  @inlinable
   public func on<A: Action>(
     _ type: A.Type, _ reduce: @escaping @Sendable (inout State, A) -> Void
   ) -> Reducer {

@@ -12,8 +12,10 @@
 /// }
 /// ```
 ///
-/// After ``cancel()`` returns, the observer is not called again; a call running on another
-/// thread at that moment has finished. A subscription never keeps its store alive.
+/// After ``cancel()`` returns, the observer is not called again, and a call that was running on
+/// another thread has finished — unless `cancel()` itself runs inside a lane or an observer on
+/// another thread, where waiting could deadlock: then no new call starts, and a running one
+/// finishes on its own. A subscription never keeps its store alive.
 public final class Subscription: Sendable {
   private let cancellation: Guarded<(@Sendable () -> Void)?>
   private let cancelsOnDeinit: Bool

@@ -8,17 +8,35 @@
 
 /// What Sluice knows about the calling thread: its identity, and how many lanes it is draining.
 ///
-/// A thread that drains a lane must never block waiting for another lane (two such threads could
-/// wait on each other forever), so a synchronous dispatch checks ``drainDepth`` before it waits.
+/// A thread that drains a lane, or delivers queued observations, must never block waiting for
+/// another such thread (two of them could wait on each other forever), so a synchronous dispatch
+/// and a cancellation check these depths before they wait.
 enum ThreadContext {
-  private static let depthKey: pthread_key_t = {
+  private static let depthKey = makeKey()
+  private static let deliveryKey = makeKey()
+
+  private static func makeKey() -> pthread_key_t {
     var key = pthread_key_t()
     let status = pthread_key_create(&key, nil)
     // Only fails when the process ran out of thread-specific keys (PTHREAD_KEYS_MAX is >= 128):
     // no user input reaches this.
     precondition(status == 0, "internal inconsistency: pthread_key_create failed (\(status))")
     return key
-  }()
+  }
+
+  /// Whether the calling thread must not wait for other lanes or observers: it is draining a
+  /// lane or delivering queued observations.
+  static var mustNotWait: Bool {
+    drainDepth > 0 || Int(bitPattern: pthread_getspecific(deliveryKey)) > 0
+  }
+
+  /// Runs `body` marked as a delivery of queued observations.
+  static func delivering(_ body: () -> Void) {
+    let depth = Int(bitPattern: pthread_getspecific(deliveryKey))
+    pthread_setspecific(deliveryKey, UnsafeRawPointer(bitPattern: depth + 1))
+    body()
+    pthread_setspecific(deliveryKey, UnsafeRawPointer(bitPattern: depth))
+  }
 
   /// A number that identifies the calling thread while it runs; never 0.
   @inline(__always)

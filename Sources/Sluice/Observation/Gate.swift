@@ -13,7 +13,9 @@ import Synchronization
 /// The atomic word is 0 when idle, the invoking thread's identifier while a call runs (thread
 /// identifiers are aligned addresses, so their low bit is free), and has its low bit set once
 /// cancelled. `cancel()` from another thread waits for a running call to end; from the invoking
-/// thread itself (an observer cancelling its own subscription) it returns at once.
+/// thread itself (an observer cancelling its own subscription), or from a thread that is itself
+/// running a lane or observers (two such threads could wait on each other), it returns at once:
+/// no new call starts, and a call already running finishes on its own.
 final class Gate: Sendable {
   private static let cancelledBit: UInt = 1
   private let word = Atomic<UInt>(0)
@@ -38,7 +40,9 @@ final class Gate: Sendable {
   func cancel() {
     let previous = word.bitwiseOr(Gate.cancelledBit, ordering: .acquiringAndReleasing).oldValue
     let invoker = previous & ~Gate.cancelledBit
-    guard invoker != 0, invoker != ThreadContext.currentID else { return }
+    guard invoker != 0, invoker != ThreadContext.currentID, !ThreadContext.mustNotWait else {
+      return
+    }
     var spins = 0
     while word.load(ordering: .acquiring) & ~Gate.cancelledBit != 0 {
       spins += 1

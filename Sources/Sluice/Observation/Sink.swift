@@ -60,7 +60,9 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
       let batch = pending
       pending.removeAll(keepingCapacity: true)
       lock.unlock()
-      for value in batch where !gate.isCancelled { deliver(value) }
+      ThreadContext.delivering {
+        for value in batch where !gate.isCancelled { deliver(value) }
+      }
     }
   }
 }
