@@ -14,7 +14,8 @@ import Testing
     let subscription = store.observe(\.last, from: .nextChange) { change in
       if change.new == 0 {
         blocker.entered.signal()
-        blocker.release.wait()
+        // Bounded, so a failing test never leaves the lane held forever.
+        _ = blocker.release.wait(timeout: .now() + 60)
       }
     }
     DispatchQueue.global().async { store.dispatch(LaneAdd(id: 0)) }

@@ -1,0 +1,30 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Benchmarks for Sluice, kept in their own package so the library's manifest stays free of
+// benchmark-only targets. Run from the repository root:
+//
+//   swift run -c release --package-path Benchmarks sluice-bench
+//   swift run -c release --package-path Benchmarks sluice-bench --json
+let package = Package(
+  name: "SluiceBenchmarks",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .executable(name: "sluice-bench", targets: ["SluiceBench"])
+  ],
+  dependencies: [
+    .package(name: "Sluice", path: "..")
+  ],
+  targets: [
+    // Counts calls to malloc and friends by defining them in the executable (glibc only; on other
+    // platforms the counter reports itself unavailable and allocs_per_op is null).
+    .target(name: "CAllocCounter"),
+    .executableTarget(
+      name: "SluiceBench",
+      dependencies: [
+        .product(name: "Sluice", package: "Sluice"),
+        "CAllocCounter",
+      ]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,63 @@
+import Sluice
+
+/// `floor.call`, `floor.lock` and `dispatch.observers{0,1,100}`.
+enum DispatchCases {
+  static let all: [BenchCase] = [
+    BenchCase(name: "floor.call", make: floorCall),
+    BenchCase(name: "floor.lock", make: floorLock),
+    BenchCase(name: "dispatch.observers0") { dispatch(observers: 0) },
+    BenchCase(name: "dispatch.observers1") { dispatch(observers: 1) },
+    BenchCase(name: "dispatch.observers100") { dispatch(observers: 100) },
+  ]
+
+  /// The reducer closure called directly on a local state: the cost of the user's own code.
+  static func floorCall() -> (Int) -> Void {
+    let reduce = opaque(incrementReducer)
+    return { iterations in
+      var state = Counter(value: 0)
+      let action = Increment()
+      for _ in 0..<iterations {
+        reduce(&state, action)
+      }
+      consume(state.value)
+    }
+  }
+
+  /// The same call inside a pthread mutex lock/unlock: what any thread-safe store must pay at
+  /// least, and the reference every ratio is relative to.
+  static func floorLock() -> (Int) -> Void {
+    let reduce = opaque(incrementReducer)
+    let mutex = PthreadMutex()
+    return { iterations in
+      var state = Counter(value: 0)
+      let action = Increment()
+      for _ in 0..<iterations {
+        mutex.lock()
+        reduce(&state, action)
+        mutex.unlock()
+      }
+      consume(state.value)
+    }
+  }
+
+  /// `store.dispatch(Increment())` on a store of a trivial Equatable state, with `observers`
+  /// whole-state observers (every action changes the state, so every observer fires).
+  static func dispatch(observers: Int) -> (Int) -> Void {
+    let store = Store(
+      initialState: Counter(value: 0),
+      reducer: Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 })
+    let subscriptions = (0..<observers).map { _ in
+      store.observe { state in consume(state.value) }
+    }
+    verifyFires("dispatch.observers\(observers)", expectedFires: 10 * observers) {
+      for _ in 0..<10 { store.dispatch(Increment()) }
+    }
+    return { iterations in
+      withExtendedLifetime(subscriptions) {
+        for _ in 0..<iterations {
+          store.dispatch(Increment())
+        }
+      }
+    }
+  }
+}

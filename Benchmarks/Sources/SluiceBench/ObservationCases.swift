@@ -1,0 +1,86 @@
+import Sluice
+
+/// `keypath.observers1000.one_changed` and `bigstate.{10k,100k}`, plus diagnostic extras.
+enum ObservationCases {
+  static let all: [BenchCase] = [
+    BenchCase(name: "keypath.observers1000.one_changed") { keyPathCells(observers: 1_000) },
+    BenchCase(name: "bigstate.10k") { bigState(entries: 10_000, wholeObservers: 0) },
+    BenchCase(name: "bigstate.100k") { bigState(entries: 100_000, wholeObservers: 0) },
+  ]
+
+  /// Diagnostic cases (`--extra`): how the costs above scale, and what a whole-state observer
+  /// does to a large state.
+  static let extra: [BenchCase] = [
+    BenchCase(name: "extra.keypath.observers10.one_changed") { keyPathCells(observers: 10) },
+    BenchCase(name: "extra.keypath.observers100.one_changed") { keyPathCells(observers: 100) },
+    BenchCase(name: "extra.bigstate.10k.whole_observer1") {
+      bigState(entries: 10_000, wholeObservers: 1)
+    },
+    BenchCase(name: "extra.bigstate.100k.whole_observer1") {
+      bigState(entries: 100_000, wholeObservers: 1)
+    },
+  ]
+
+  /// A state of `observers` distinct cells with one key-path observer per cell (`\.cells[i]`);
+  /// each action changes exactly one cell, rotating through them, so exactly one observer fires.
+  static func keyPathCells(observers: Int) -> (Int) -> Void {
+    let store = Store(
+      initialState: Grid(cells: Array(0..<observers)),
+      reducer: Reducer<Grid>().on(BumpCell.self) { state, action in
+        state.cells[action.index] &+= 1
+      })
+    let subscriptions = (0..<observers).map { index in
+      store.observe(\.cells[index], from: .nextChange) { change in consume(change.new) }
+    }
+    verifyFires("keypath.observers\(observers)", expectedFires: 2 * observers) {
+      for index in 0..<(2 * observers) { store.dispatch(BumpCell(index: index % observers)) }
+    }
+    return { iterations in
+      withExtendedLifetime(subscriptions) {
+        var index = 0
+        for _ in 0..<iterations {
+          store.dispatch(BumpCell(index: index))
+          index += 1
+          if index == observers { index = 0 }
+        }
+      }
+    }
+  }
+
+  /// A `[Int: Int]` of `entries` entries and 10 key-path observers on 10 of them
+  /// (`\.entries[key]`). Each action changes one entry; the changed key rotates over 100 keys
+  /// spread over the key range, every tenth of which is observed, so one action in ten fires
+  /// one observer. The per-action cost should not depend on `entries`.
+  static func bigState(entries: Int, wholeObservers: Int) -> (Int) -> Void {
+    let store = Store(
+      initialState: Ledger(
+        entries: Dictionary(uniqueKeysWithValues: (0..<entries).map { ($0, $0) })),
+      reducer: Reducer<Ledger>().on(BumpEntry.self) { state, action in
+        state.entries[action.key, default: 0] &+= 1
+      })
+    let changedKeys = (0..<100).map { $0 * (entries / 100) }
+    let observedKeys = stride(from: 0, to: changedKeys.count, by: 10).map { changedKeys[$0] }
+    var subscriptions = observedKeys.map { key in
+      store.observe(\.entries[key], from: .nextChange) { change in consume(change.new ?? 0) }
+    }
+    for _ in 0..<wholeObservers {
+      subscriptions.append(
+        store.observe(from: .nextChange) { state in consume(state.entries.count) })
+    }
+    verifyFires(
+      "bigstate.\(entries)", expectedFires: 10 + 100 * wholeObservers
+    ) {
+      for key in changedKeys { store.dispatch(BumpEntry(key: key)) }
+    }
+    return { iterations in
+      withExtendedLifetime(subscriptions) {
+        var index = 0
+        for _ in 0..<iterations {
+          store.dispatch(BumpEntry(key: changedKeys[index]))
+          index += 1
+          if index == changedKeys.count { index = 0 }
+        }
+      }
+    }
+  }
+}

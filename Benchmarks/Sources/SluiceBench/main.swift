@@ -1,0 +1,74 @@
+// sluice-bench: micro-benchmarks of Sluice's dispatch and observation paths.
+//
+//   swift run -c release --package-path Benchmarks sluice-bench [--json] [--filter S] ...
+//
+// See Benchmarks/README.md for what each case measures and the targets.
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+let allCases = DispatchCases.all + ObservationCases.all
+let lockFloorName = "floor.lock"
+
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .run(let parsed):
+  options = parsed
+case .list(let parsed):
+  for benchCase in allCases + (parsed.extra ? ObservationCases.extra : []) {
+    print(benchCase.name)
+  }
+  exit(0)
+case .help:
+  print(Options.usage)
+  exit(0)
+case .error(let message):
+  printError("sluice-bench: \(message)\n\n\(Options.usage)")
+  exit(2)
+}
+
+let candidates = allCases + (options.extra ? ObservationCases.extra : [])
+// A filter that names a case exactly selects only that case ("dispatch.observers1" would
+// otherwise also select "dispatch.observers100"); any other filter is a substring match.
+var selected = candidates.filter { benchCase in
+  guard let filter = options.filter else { return true }
+  if candidates.contains(where: { $0.name == filter }) { return benchCase.name == filter }
+  return benchCase.name.contains(filter)
+}
+if selected.isEmpty {
+  printError("sluice-bench: no case matches '\(options.filter ?? "")'; see --list")
+  exit(2)
+}
+// The ratios need the lock floor; keep it unless only profiling one loop.
+if !options.once, !selected.contains(where: { $0.name == lockFloorName }),
+  let floor = allCases.first(where: { $0.name == lockFloorName })
+{
+  selected.insert(floor, at: 0)
+}
+
+if !AllocationCounter.isReliable {
+  printError("note: allocation counting is unavailable here; allocs/op is reported as null")
+}
+
+var measurements: [Measurement] = []
+for benchCase in selected {
+  if !options.json { printError("running \(benchCase.name)…") }
+  measurements.append(Harness.measure(benchCase, options: options))
+}
+
+if let floor = measurements.first(where: { $0.name == lockFloorName }), floor.nsPerOp > 0 {
+  for index in measurements.indices {
+    measurements[index].ratioToLockFloor = measurements[index].nsPerOp / floor.nsPerOp
+  }
+}
+
+if options.json {
+  print(Report.json(measurements))
+} else {
+  print(Report.table(measurements))
+}
