@@ -9,7 +9,8 @@ let package = Package(
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
   ],
   targets: [
-    .target(name: "Sluice"),
+    .target(name: "CSluiceSupport"),
+    .target(name: "Sluice", dependencies: ["CSluiceSupport"]),
     .executableTarget(name: "SluiceDemo", dependencies: ["Sluice"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice"]),
   ],

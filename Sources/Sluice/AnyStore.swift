@@ -6,6 +6,7 @@ public class AnyStore: @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
   let anyCore: AnyStoreCore
 
+  @usableFromInline
   init(anyCore: AnyStoreCore) {
     self.anyCore = anyCore
   }
@@ -28,7 +29,7 @@ public class AnyStore: @unchecked Sendable {
     for other in stores {
       guard other.anyCore.lane === anyCore.lane else {
         anyCore.lane.reporter.report(
-          Issue(
+          ReportedIssue(
             kind: .foreignStore,
             message: "waitFor named a store on another dispatcher; the ordering was ignored.",
             fileID: "\(file)", line: line))
@@ -36,7 +37,7 @@ public class AnyStore: @unchecked Sendable {
       }
       if !anyCore.lane.order(anyCore, after: other.anyCore) {
         anyCore.lane.reporter.report(
-          Issue(
+          ReportedIssue(
             kind: .storeOrderCycle,
             message: "waitFor would make an ordering cycle between stores; it was ignored.",
             fileID: "\(file)", line: line))

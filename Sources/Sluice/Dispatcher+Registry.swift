@@ -22,7 +22,7 @@ extension Dispatcher {
   /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime.
   ///
   /// Registering a type twice is reported and returns the store registered first.
-  @discardableResult
+  @inlinable @discardableResult
   public func register<S: StoreDefinition>(
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
@@ -33,7 +33,7 @@ extension Dispatcher {
 
   /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime;
   /// its observers fire only on real changes.
-  @discardableResult
+  @inlinable @discardableResult
   public func register<S: StoreDefinition & Equatable>(
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
@@ -61,13 +61,14 @@ extension Dispatcher {
     _ = removed  // released outside the lock: its deinit detaches it from the lane.
   }
 
-  private func register<S>(
+  @usableFromInline
+  func register<S>(
     _ type: S.Type, file: StaticString, line: UInt, make: () -> Store<S>
   ) -> Store<S> {
     let key = ObjectIdentifier(type)
     if let existing = registry.withLock({ $0[key] }) as? Store<S> {
       lane.reporter.report(
-        Issue(
+        ReportedIssue(
           kind: .duplicateRegistration,
           message: "\(S.self) is already registered on '\(label)'; the first store was kept.",
           fileID: "\(file)", line: line))

@@ -27,11 +27,11 @@ public final class Dispatcher: Sendable {
   public enum Reentrancy: Sendable, Hashable {
     /// Queue it after the current action. The default.
     case enqueue
-    /// Report an ``Issue/Kind/reentrantDispatchRejected`` issue and drop it.
+    /// Report an ``ReportedIssue/Kind/reentrantDispatchRejected`` issue and drop it.
     case reject
   }
 
-  let lane: Lane
+  @usableFromInline let lane: Lane
   let registry = Guarded<[ObjectIdentifier: AnyStore]>([:])
 
   /// Creates a dispatcher.
@@ -83,12 +83,12 @@ public final class Dispatcher: Sendable {
   /// - Complexity: With no observer and nothing queued, one atomic claim, one lock around the
   ///   reducer and one table look-up per store that handles the action; no allocation for
   ///   actions of three words or less.
-  @inline(__always)
-  public func dispatch(
-    _ action: some Action, mode: DispatchMode = .sync,
+  @inlinable
+  public func dispatch<A: Action>(
+    _ action: A, mode: DispatchMode = .sync,
     file: StaticString = #fileID, line: UInt = #line
   ) {
-    lane.dispatch(action, mode: mode, file: file, line: line)
+    lane.dispatch(action, type: A.self, mode: mode, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed.

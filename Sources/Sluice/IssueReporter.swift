@@ -13,15 +13,15 @@ import Foundation
 /// #expect(log.issues.map(\.kind) == [.reentrantDispatchRejected])
 /// ```
 public struct IssueReporter: Sendable {
-  private let body: @Sendable (Issue) -> Void
+  private let body: @Sendable (ReportedIssue) -> Void
 
   /// Creates a reporter that hands every issue to `report`, on the thread that found it.
-  public init(_ report: @escaping @Sendable (Issue) -> Void) {
+  public init(_ report: @escaping @Sendable (ReportedIssue) -> Void) {
     body = report
   }
 
   /// Reports an issue.
-  public func report(_ issue: Issue) { body(issue) }
+  public func report(_ issue: ReportedIssue) { body(issue) }
 
   /// Prints each issue to standard error, once per kind and source location.
   public static let printing = IssueReporter { issue in
@@ -50,16 +50,16 @@ public struct IssueReporter: Sendable {
 public final class IssueLog: @unchecked Sendable {
   // @unchecked Sendable: `storage` is only touched under `lock`.
   private let lock = InternalLock()
-  private var storage: [Issue] = []
+  private var storage: [ReportedIssue] = []
 
   /// Creates an empty log.
   public init() {}
 
   /// The issues reported so far, oldest first.
-  public var issues: [Issue] { lock.withLock { storage } }
+  public var issues: [ReportedIssue] { lock.withLock { storage } }
 
   /// Appends an issue.
-  public func append(_ issue: Issue) { lock.withLock { storage.append(issue) } }
+  public func append(_ issue: ReportedIssue) { lock.withLock { storage.append(issue) } }
 
   /// Forgets every issue.
   public func removeAll() { lock.withLock { storage.removeAll() } }

@@ -56,8 +56,7 @@ public struct Middleware<State: Sendable>: Sendable {
   }
 
   /// Middleware that only looks at each action before it is reduced.
-  public static func before(_ body: @escaping @Sendable (any Action, State) -> Void) -> Middleware
-  {
+  public static func before(_ body: @escaping @Sendable (any Action, State) -> Void) -> Middleware {
     Middleware(before: body)
   }
 

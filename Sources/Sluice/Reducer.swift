@@ -83,7 +83,8 @@ public struct Reducer<State>: Sendable {
   ///   counterReducer.scoped(to: \AppState.counter),
   ///   settingsReducer.scoped(to: \AppState.settings))
   /// ```
-  public func scoped<Parent>(to path: WritableKeyPath<Parent, State> & Sendable) -> Reducer<Parent> {
+  public func scoped<Parent>(to path: WritableKeyPath<Parent, State> & Sendable) -> Reducer<Parent>
+  {
     var lifted = Reducer<Parent>()
     lifted.entries = entries.map { entry in
       switch entry {

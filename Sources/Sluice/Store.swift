@@ -20,7 +20,7 @@
 /// lane never keep it alive.
 public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
-  let core: StoreCore<State>
+  @usableFromInline let core: StoreCore<State>
 
   /// Creates a store.
   ///
@@ -29,13 +29,17 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   ///   - dispatcher: The lane to join; a private one when `nil`.
   ///   - reducer: How actions change the state.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
     middleware: [Middleware<State>] = []
   ) {
     self.init(
-      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, isEqual: nil)
+      core: StoreCore(
+        initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
+        isEqual: nil),
+      middleware: middleware)
+    core.lane.attach(core)
   }
 
   /// Creates a store whose whole-state observers are called only on real changes.
@@ -45,37 +49,50 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   ///   - dispatcher: The lane to join; a private one when `nil`.
   ///   - reducer: How actions change the state.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
     middleware: [Middleware<State>] = []
   ) where State: Equatable {
     self.init(
-      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, isEqual: { $0 == $1 })
+      core: StoreCore(
+        initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
+        isEqual: { $0 == $1 }),
+      middleware: middleware)
+    core.lane.attach(core)
   }
 
-  private init(
-    initialState: State, dispatcher: Dispatcher?, reducer: Reducer<State>,
-    middleware: [Middleware<State>], isEqual: (@Sendable (State, State) -> Bool)?
-  ) {
-    let lane =
-      dispatcher?.lane
-      ?? Lane(
-        configuration: Lane.Configuration(
-          label: "sluice.store.\(State.self)", reentrancy: .enqueue, maxChainDepth: 1_000,
-          maxQueueDepth: nil, reporter: nil))
-    core = StoreCore(initialState: initialState, reducer: reducer, lane: lane, isEqual: isEqual)
+  /// Wraps a core that is not attached yet; the caller attaches it (from inlinable code, so the
+  /// core's lane operations are specialized for `State`).
+  @usableFromInline
+  init(core: StoreCore<State>, middleware: [Middleware<State>]) {
+    self.core = core
     for entry in middleware {
       core.middleware.append((id: core.nextMiddlewareID, middleware: entry))
       core.nextMiddlewareID += 1
     }
     core.extras.store(middleware.count, ordering: .relaxed)
     super.init(anyCore: core)
-    lane.attach(core)
+  }
+
+  /// The lane of `dispatcher`, or a new private one.
+  @usableFromInline
+  static func lane(joining dispatcher: Dispatcher?) -> Lane {
+    dispatcher?.lane
+      ?? Lane(
+        configuration: Lane.Configuration(
+          label: "sluice.store.\(State.self)", reentrancy: .enqueue, maxChainDepth: 1_000,
+          maxQueueDepth: nil, reporter: nil))
   }
 
   deinit {
     core.lane.detach(core)
+    for end in core.endOfStore.withLock({ ends in
+      defer { ends.removeAll() }
+      return ends
+    }) {
+      end()
+    }
   }
 
   /// The current state: a consistent snapshot, from any thread.
@@ -87,12 +104,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// Dispatches an action to every store on this store's lane.
   ///
   /// See ``Dispatcher/dispatch(_:mode:file:line:)``.
-  @inline(__always)
-  public func dispatch(
-    _ action: some Action, mode: DispatchMode = .sync,
+  @inlinable
+  public func dispatch<A: Action>(
+    _ action: A, mode: DispatchMode = .sync,
     file: StaticString = #fileID, line: UInt = #line
   ) {
-    core.lane.dispatch(action, mode: mode, file: file, line: line)
+    core.lane.dispatch(action, type: A.self, mode: mode, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed. See ``Dispatcher/send(_:)``.
@@ -104,6 +121,6 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// (Mini-Swift's `reset`). Synchronous like ``dispatch(_:mode:file:line:)``.
   public func reset() {
     let core = self.core
-    core.lane.perform { core.replaceState(with: core.initialState) }
+    core.lane.perform(ifOnLane: .enqueue) { core.replaceState(with: core.initialState) }
   }
 }

@@ -13,13 +13,14 @@
 ///
 /// The mutex is not recursive. User code (reducers, observers, middleware) never runs while a
 /// Sluice lock is held, except reducers, which run under their store's lock and are pure.
+@usableFromInline
 final class InternalLock: @unchecked Sendable {
   // @unchecked Sendable: the pointers are allocated once, never reassigned, and every access to
   // the memory they point to goes through the pthread calls, which are thread-safe.
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-  init() {
+  @usableFromInline init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     pthread_mutex_init(mutex, nil)
@@ -37,17 +38,17 @@ final class InternalLock: @unchecked Sendable {
     mutex.deallocate()
   }
 
-  @inline(__always)
+  @inlinable
   func lock() { pthread_mutex_lock(mutex) }
 
-  @inline(__always)
+  @inlinable
   func unlock() { pthread_mutex_unlock(mutex) }
 
   /// Takes the lock if it is free; returns `false` at once otherwise.
-  @inline(__always)
+  @inlinable
   func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
-  @inline(__always)
+  @inlinable
   func withLock<R>(_ body: () throws -> R) rethrows -> R {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }

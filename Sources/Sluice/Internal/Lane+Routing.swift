@@ -1,7 +1,11 @@
 /// Where one action type goes: the stores that handle it, in lane order, each with the slot of
 /// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
+///
+/// Routes hold their core `unowned(unsafe)`, so following one costs no reference counting: a
+/// detached core is kept alive in `Lane.retired` until the drainer has replaced the routing it
+/// cached (which it does before processing its next action).
 struct Route {
-  let core: AnyStoreCore
+  unowned(unsafe) let core: AnyStoreCore
   let slot: Int
 }
 
@@ -14,6 +18,7 @@ struct Routing {
 }
 
 extension Lane {
+  @usableFromInline
   func attach(_ core: AnyStoreCore) {
     lock.withLock {
       cores.append(core)
@@ -25,6 +30,7 @@ extension Lane {
     let id = ObjectIdentifier(core)
     lock.withLock {
       cores.removeAll { $0 === core }
+      retired.append(core)
       orderEdges.removeAll { $0.store == id || $0.after == id }
       rebuildRoutingLocked()
     }

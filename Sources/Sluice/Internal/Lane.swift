@@ -15,6 +15,7 @@ import Synchronization
 /// was queued while it was held). Everything else shared lives under `lock`. Fields marked
 /// "drainer only" are touched only by the thread holding the lane; the acquire/release
 /// orderings on `word` hand them from one holder to the next.
+@usableFromInline
 final class Lane: @unchecked Sendable {
   // @unchecked Sendable: see the type's discussion for which field is protected by what.
   struct Configuration: Sendable {
@@ -30,10 +31,19 @@ final class Lane: @unchecked Sendable {
     case work(@Sendable () -> Void)
   }
 
+  /// Who waits for an item and everything it causes: nobody, a thread blocked in a synchronous
+  /// dispatch, or a task suspended in `send`.
   enum Completion {
     case none
     case waiter
     case resume(CheckedContinuation<Void, Never>)
+  }
+
+  /// Progress of an item somebody waits for (a "root"): how many items of its chain — itself,
+  /// and the items dispatched from inside the lane while they ran — are not processed yet.
+  struct RootProgress {
+    var outstanding: Int
+    var continuation: CheckedContinuation<Void, Never>?
   }
 
   struct Item {
@@ -41,7 +51,8 @@ final class Lane: @unchecked Sendable {
     var seq: UInt64
     var depth: Int
     var chain: ChainLink?
-    var completion: Completion
+    /// The sequence number of the waited-for item whose chain this item belongs to; 0 for none.
+    var root: UInt64
   }
 
   static let draining = 1
@@ -57,23 +68,29 @@ final class Lane: @unchecked Sendable {
   // Guarded by `lock`.
   var queue = RingBuffer<Item>()
   private var nextSeq: UInt64 = 1
-  private var completedSeq: UInt64 = 0
-  private var waitingThreads = 0
+  /// The roots somebody waits for, by sequence number; a root leaves when its chain is done.
+  private var roots: [UInt64: RootProgress] = [:]
   private var capacityWaiters: [CheckedContinuation<Void, Never>] = []
   var cores: [AnyStoreCore] = []
+  /// Detached cores, alive until the drainer stopped using the routing that named them.
+  var retired: [AnyStoreCore] = []
   var orderEdges: [(store: ObjectIdentifier, after: ObjectIdentifier)] = []
   var routing = Routing()
   weak var handle: Dispatcher?
 
-  // Drainer only.
-  private var cachedRouting = Routing()
-  private var cachedVersion = -1
-  private var lastType: ObjectIdentifier?
-  private var lastRoutes: [Route] = []
-  private var touched: [AnyStoreCore] = []
-  private(set) var currentDepth = 0
-  private var currentChain: ChainLink?
-  private var currentActionType: (any Action.Type)?
+  // Drainer only: one thread at a time, so exclusivity is not checked at run time.
+  @exclusivity(unchecked) private var cachedRouting = Routing()
+  @exclusivity(unchecked) private var cachedVersion = -1
+  @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+  @exclusivity(unchecked) private var lastRoutes: [Route] = []
+  /// `lastRoutes[0]` when it is the only route (the common case), read without touching the
+  /// array's reference count.
+  @exclusivity(unchecked) private var lastSingle: Route?
+  @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
+  @exclusivity(unchecked) private(set) var currentDepth = 0
+  @exclusivity(unchecked) private var currentRoot: UInt64 = 0
+  @exclusivity(unchecked) private var currentChain: ChainLink?
+  @exclusivity(unchecked) private var currentActionType: (any Action.Type)?
 
   init(configuration: Configuration) {
     self.configuration = configuration
@@ -93,11 +110,16 @@ final class Lane: @unchecked Sendable {
 
   // MARK: - Dispatch
 
-  @inline(__always)
-  func dispatch(_ action: any Action, mode: DispatchMode, file: StaticString, line: UInt) {
+  /// Dispatches `action`, whose dynamic type is `type` (passed by callers that know it
+  /// statically, so the hot path does not look it up).
+  @usableFromInline
+  func dispatch(
+    _ action: any Action, type: any Action.Type, mode: DispatchMode, file: StaticString,
+    line: UInt
+  ) {
     if mode == .sync, tryClaim() {
       beginDrain()
-      process(action)
+      process(action, type: type)
       finishDrain()
       return
     }
@@ -107,7 +129,7 @@ final class Lane: @unchecked Sendable {
   func send(_ action: any Action) async {
     if tryClaim() {
       beginDrain()
-      process(action)
+      process(action, type: type(of: action))
       finishDrain()
       return
     }
@@ -127,10 +149,18 @@ final class Lane: @unchecked Sendable {
     }
   }
 
-  /// Runs `work` on the lane: at once when the caller holds the lane, otherwise as a
-  /// synchronous dispatch would.
-  func perform(_ work: @escaping @Sendable () -> Void) {
-    if isCurrentThreadDraining { return work() }
+  /// What ``perform(ifOnLane:_:)`` does when the caller holds the lane.
+  enum OnLane {
+    /// Run the work at once, inside the current step (registration, queries).
+    case runNow
+    /// Queue it after the current step, as a dispatch would (state changes).
+    case enqueue
+  }
+
+  /// Runs `work` on the lane, as a synchronous dispatch would; when the caller holds the lane,
+  /// at once or after the current step, as `onLane` says.
+  func perform(ifOnLane onLane: OnLane = .runNow, _ work: @escaping @Sendable () -> Void) {
+    if isCurrentThreadDraining, onLane == .runNow { return work() }
     if tryClaim() {
       beginDrain()
       work()
@@ -211,22 +241,31 @@ final class Lane: @unchecked Sendable {
   private func run(_ item: Item) {
     currentDepth = item.depth
     currentChain = item.chain
+    currentRoot = item.root
     switch item.payload {
-    case .action(let action): process(action)
+    case .action(let action): process(action, type: type(of: action))
     case .work(let work): work()
     }
     currentDepth = 0
     currentChain = nil
     currentActionType = nil
-    switch item.completion {
-    case .none: break
-    case .waiter:
-      lock.lock()
-      completedSeq = max(completedSeq, item.seq)
-      if waitingThreads > 0 { lock.broadcast() }
-      lock.unlock()
-    case .resume(let continuation): continuation.resume()
+    currentRoot = 0
+    if item.root != 0 { finish(root: item.root) }
+  }
+
+  /// One more item of `root`'s chain was processed; wakes its waiter when none is left.
+  private func finish(root: UInt64) {
+    lock.lock()
+    guard var progress = roots[root] else { return lock.unlock() }
+    progress.outstanding -= 1
+    if progress.outstanding > 0 {
+      roots[root] = progress
+      return lock.unlock()
     }
+    roots.removeValue(forKey: root)
+    if progress.continuation == nil { lock.broadcast() }
+    lock.unlock()
+    progress.continuation?.resume()
   }
 
   // MARK: - Queueing
@@ -248,29 +287,35 @@ final class Lane: @unchecked Sendable {
       // A thread that holds another lane must not wait for this one: the holder of this lane
       // could be waiting for that one. Such a call returns as soon as the item is queued.
       let mayWait = ThreadContext.drainDepth == 0
-      let seq = append(payload, completion: mayWait ? .waiter : .none, countWaiter: mayWait)
+      let seq = append(payload, completion: mayWait ? .waiter : .none)
       if claimOrFlag() {
         beginDrain()
         finishDrain()
       } else if mayWait {
+        // Returns once the action and every action it caused were processed (S2).
         lock.lock()
-        while completedSeq < seq { lock.wait() }
+        while roots[seq] != nil { lock.wait() }
         lock.unlock()
       }
-      if mayWait { lock.withLock { waitingThreads -= 1 } }
     }
   }
 
   @discardableResult
-  private func append(_ payload: Payload, completion: Completion, countWaiter: Bool = false)
-    -> UInt64
-  {
+  private func append(_ payload: Payload, completion: Completion) -> UInt64 {
     lock.lock()
     let seq = nextSeq
     nextSeq += 1
-    if countWaiter { waitingThreads += 1 }
-    queue.append(
-      Item(payload: payload, seq: seq, depth: 0, chain: nil, completion: completion))
+    var root: UInt64 = 0
+    switch completion {
+    case .none: break
+    case .waiter:
+      root = seq
+      roots[seq] = RootProgress(outstanding: 1, continuation: nil)
+    case .resume(let continuation):
+      root = seq
+      roots[seq] = RootProgress(outstanding: 1, continuation: continuation)
+    }
+    queue.append(Item(payload: payload, seq: seq, depth: 0, chain: nil, root: root))
     lock.unlock()
     return seq
   }
@@ -283,7 +328,7 @@ final class Lane: @unchecked Sendable {
     if case .action(let action) = payload {
       if configuration.reentrancy == .reject {
         reporter.report(
-          Issue(
+          ReportedIssue(
             kind: .reentrantDispatchRejected,
             message:
               "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
@@ -295,7 +340,7 @@ final class Lane: @unchecked Sendable {
       chain = ChainLink(type: currentActionType, parent: currentChain)
       if depth > configuration.maxChainDepth {
         reporter.report(
-          Issue(
+          ReportedIssue(
             kind: .runawayActionChain,
             message:
               "an action chain on '\(configuration.label)' grew past maxChainDepth "
@@ -308,7 +353,10 @@ final class Lane: @unchecked Sendable {
     lock.lock()
     let seq = nextSeq
     nextSeq += 1
-    queue.append(Item(payload: payload, seq: seq, depth: depth, chain: chain, completion: .none))
+    // The new item belongs to the chain of the item being processed: its waiter waits for it too.
+    let root = currentRoot != 0 && roots[currentRoot] != nil ? currentRoot : 0
+    if root != 0 { roots[root]?.outstanding += 1 }
+    queue.append(Item(payload: payload, seq: seq, depth: depth, chain: chain, root: root))
     lock.unlock()
     word.bitwiseOr(Lane.pending, ordering: .releasing)
   }
@@ -332,39 +380,51 @@ final class Lane: @unchecked Sendable {
 
   /// Reduces `action` into every store that handles it, then notifies the stores that changed.
   @inline(__always)
-  private func process(_ action: any Action) {
-    let actionType = type(of: action)
+  private func process(_ action: any Action, type actionType: any Action.Type) {
     currentActionType = actionType
-    let routes = routes(for: ObjectIdentifier(actionType))
+    let id = ObjectIdentifier(actionType)
+    refreshRouting()
+    if id == lastType, let route = lastSingle {
+      if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
+      return
+    }
+    let routes = routes(for: id)
     switch routes.count {
     case 0: return
     case 1:
       let route = routes[0]
-      if route.core.reduce(action, slot: route.slot) { route.core.notify() }
+      if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
     default:
       touched.removeAll(keepingCapacity: true)
-      for route in routes where route.core.reduce(action, slot: route.slot) {
+      for route in routes where route.core.reduceOp(route.core, action, route.slot) {
         touched.append(route.core)
       }
-      for core in touched { core.notify() }
+      for core in touched { core.notifyOp(core) }
       touched.removeAll(keepingCapacity: true)
     }
   }
 
+  /// Picks up a new routing table, if any, and frees the cores it no longer names.
   @inline(__always)
+  private func refreshRouting() {
+    guard routingVersion.load(ordering: .acquiring) != cachedVersion else { return }
+    lock.lock()
+    cachedRouting = routing
+    cachedVersion = routingVersion.load(ordering: .relaxed)
+    let unused = retired
+    retired.removeAll()
+    lock.unlock()
+    lastType = nil
+    lastSingle = nil
+    _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
+  }
+
   private func routes(for type: ObjectIdentifier) -> [Route] {
-    let version = routingVersion.load(ordering: .acquiring)
-    if version != cachedVersion {
-      lock.lock()
-      cachedRouting = routing
-      cachedVersion = routingVersion.load(ordering: .relaxed)
-      lock.unlock()
-      lastType = nil
-    }
     if type == lastType { return lastRoutes }
     let routes = cachedRouting.byType[type] ?? cachedRouting.everyAction
     lastType = type
     lastRoutes = routes
+    lastSingle = routes.count == 1 ? routes[0] : nil
     return routes
   }
 }

@@ -4,18 +4,35 @@ import Synchronization
 ///
 /// The lane holds cores strongly; the public ``Store`` holds its core and detaches it from the
 /// lane when it is deinitialized, so no lane or subscription keeps a store alive.
+///
+/// The lane calls ``reduceOp`` and ``notifyOp``: closures made by ``StoreCore``'s inlinable
+/// initializer, so they run code specialized for the concrete state type instead of generic code
+/// that looks type metadata up at run time. They capture nothing (the core is an argument), so
+/// calling them costs no reference counting.
+@usableFromInline
 class AnyStoreCore: @unchecked Sendable {
   // @unchecked Sendable: immutable, or atomic (`extras`).
-  let lane: Lane
+  @usableFromInline let lane: Lane
   let handledTypes: [ObjectIdentifier]
   private let hasCatchAll: Bool
   /// Middleware and `onAction` taps: a store with any sees every action.
-  let extras = Atomic<Int>(0)
+  @usableFromInline let extras = Atomic<Int>(0)
+  /// Reduces an action (lane only); returns whether `notifyOp` must run after this step.
+  @usableFromInline let reduceOp: (AnyStoreCore, any Action, Int) -> Bool
+  /// Calls the observers whose value changed in this step (lane only).
+  @usableFromInline let notifyOp: (AnyStoreCore) -> Void
 
-  init(lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool) {
+  @usableFromInline
+  init(
+    lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool,
+    reduce: @escaping (AnyStoreCore, any Action, Int) -> Bool,
+    notify: @escaping (AnyStoreCore) -> Void
+  ) {
     self.lane = lane
     self.handledTypes = handledTypes
     self.hasCatchAll = hasCatchAll
+    reduceOp = reduce
+    notifyOp = notify
   }
 
   var receivesEveryAction: Bool { hasCatchAll || extras.load(ordering: .relaxed) > 0 }
@@ -23,42 +40,52 @@ class AnyStoreCore: @unchecked Sendable {
   func slot(for type: ObjectIdentifier) -> Int? {
     preconditionFailure("internal inconsistency: AnyStoreCore.slot is abstract")
   }
-
-  /// Reduces `action` (lane only); returns whether ``notify()`` must run after this step.
-  func reduce(_ action: any Action, slot: Int) -> Bool {
-    preconditionFailure("internal inconsistency: AnyStoreCore.reduce is abstract")
-  }
-
-  /// Calls the observers whose value changed in this step (lane only).
-  func notify() {
-    preconditionFailure("internal inconsistency: AnyStoreCore.notify is abstract")
-  }
 }
 
 /// A store's state, handlers, observers and middleware.
 ///
-/// `state` is written only on the lane, under `lock`, and read from any thread under `lock`;
+/// `current` is written only on the lane, under `lock`, and read from any thread under `lock`;
 /// the lane itself reads it without the lock (it is the only writer). Everything marked "lane
 /// only" is touched only by the thread holding the lane.
+@usableFromInline
 final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   // @unchecked Sendable: see the type's discussion.
-  private let lock = InternalLock()
-  private var current: State
-  private let reducingThread = Atomic<UInt>(0)
-  let initialState: State
-  let isEqual: (@Sendable (State, State) -> Bool)?
-  private let table: HandlerTable<State>
+  @usableFromInline let lock = InternalLock()
+  /// Exclusivity is enforced by the lane (one writer) and `lock` (readers), not at run time.
+  @usableFromInline @exclusivity(unchecked) var current: State
+  @usableFromInline let reducingThread = Atomic<UInt>(0)
+  @usableFromInline let initialState: State
+  @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
+  @usableFromInline let table: HandlerTable<State>
 
-  // Lane only.
-  var registry = ObserverRegistry<State>()
+  // Lane only: one thread at a time, so exclusivity is not checked at run time.
+  @usableFromInline @exclusivity(unchecked) var registry = ObserverRegistry<State>()
+  /// Whether any observer is registered (kept beside `registry` so the hot path is one load).
+  @usableFromInline @exclusivity(unchecked) var hasObservers = false
+  /// Whether the state before an action must be kept: whole-state observers of an `Equatable`
+  /// state compare it with the state after.
+  @usableFromInline @exclusivity(unchecked) var needsOld = false
+  @usableFromInline @exclusivity(unchecked) var pendingOld: State?
+  /// Observers registered at or after this rank joined during the current step; they got the
+  /// current value on registration and are not called again for this step.
+  @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
+  /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
+  @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
+  @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
   var middleware: [(id: Int, middleware: Middleware<State>)] = []
   var taps: [Sink<ActionEvent<State>>] = []
   var nextMiddlewareID = 0
-  private var pendingOld: State?
-  private var roundBoundary = 0
-  private var fired: [AnyObserver<State>] = []
-  private var changedGroups: [AnyPathGroup<State>] = []
+  /// Called when the store is deinitialized: ends the `values` streams of this store.
+  let endOfStore = Guarded<[@Sendable () -> Void]>([])
 
+  /// Registers `body` to run when the store is deinitialized.
+  @usableFromInline
+  func onEndOfStore(_ body: @escaping @Sendable () -> Void) {
+    endOfStore.withLock { $0.append(body) }
+  }
+
+  /// Creates a core; inlinable so that its lane operations are specialized for `State`.
+  @inlinable
   init(
     initialState: State, reducer: Reducer<State>, lane: Lane,
     isEqual: (@Sendable (State, State) -> Bool)?
@@ -66,11 +93,18 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     current = initialState
     self.initialState = initialState
     self.isEqual = isEqual
-    table = HandlerTable(reducer)
-    super.init(lane: lane, handledTypes: table.handledTypes, hasCatchAll: table.hasCatchAll)
+    let table = HandlerTable(reducer)
+    self.table = table
+    super.init(
+      lane: lane, handledTypes: table.handledTypes, hasCatchAll: table.hasCatchAll,
+      reduce: { core, action, slot in
+        unsafeDowncast(core, to: StoreCore<State>.self).reduce(action, slot: slot)
+      },
+      notify: { core in unsafeDowncast(core, to: StoreCore<State>.self).notify() })
   }
 
   /// The state, from any thread.
+  @usableFromInline
   var state: State {
     if lock.tryLock() {
       defer { lock.unlock() }
@@ -78,7 +112,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     }
     if reducingThread.load(ordering: .relaxed) == ThreadContext.currentID {
       lane.reporter.report(
-        Issue(
+        ReportedIssue(
           kind: .stateReadInsideReducer,
           message:
             "Store<\(State.self)>.state was read from inside one of its own reducers; use the "
@@ -91,23 +125,32 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     return current
   }
 
-  /// The state as the lane sees it (lane only: the lane is the only writer).
-  var laneState: State { current }
-
   override func slot(for type: ObjectIdentifier) -> Int? { table.slot(for: type) }
+
+  /// Recomputes the flags the hot path reads, after the registry changed (lane only).
+  @usableFromInline
+  func registryChanged() {
+    hasObservers = !registry.isEmpty
+    needsOld = isEqual != nil && !registry.wholes.isEmpty
+  }
 
   // MARK: - Reducing
 
-  override func reduce(_ action: any Action, slot: Int) -> Bool {
+  @inlinable
+  func reduce(_ action: any Action, slot: Int) -> Bool {
     if extras.load(ordering: .relaxed) > 0 { return reduceWithExtras(action) }
+    guard hasObservers else {
+      apply(slot: slot, action: action)
+      return false
+    }
     roundBoundary = registry.nextOrderPeek
-    if isEqual != nil, !registry.wholes.isEmpty { pendingOld = current }
+    if needsOld { pendingOld = current }
     apply(slot: slot, action: action)
-    return !registry.isEmpty
+    return true
   }
 
-  @inline(__always)
-  private func apply(slot: Int, action: any Action) {
+  @inlinable
+  func apply(slot: Int, action: any Action) {
     lock.lock()
     reducingThread.store(ThreadContext.currentID, ordering: .relaxed)
     table.run(slot: slot, state: &current, action: action)
@@ -116,7 +159,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   }
 
   /// The slow path, for stores with middleware or `onAction` taps.
-  private func reduceWithExtras(_ original: any Action) -> Bool {
+  @usableFromInline
+  func reduceWithExtras(_ original: any Action) -> Bool {
     roundBoundary = registry.nextOrderPeek
     let before = current
     for tap in taps where !tap.gate.isCancelled {
@@ -131,28 +175,31 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       case .drop: return false
       }
     }
-    for entry in middleware { entry.middleware.before?(action, before) }
+    // A store that does not handle the action runs neither hook, so every `before` has its
+    // `after`.
     guard let slot = table.resolvedSlot(for: ObjectIdentifier(type(of: action))) else {
       return false
     }
+    for entry in middleware { entry.middleware.before?(action, before) }
     apply(slot: slot, action: action)
     let after = current
     for entry in middleware.reversed() { entry.middleware.after?(action, before, after) }
-    if isEqual != nil, !registry.wholes.isEmpty { pendingOld = before }
-    return !registry.isEmpty
+    if needsOld { pendingOld = before }
+    return hasObservers
   }
 
   /// Replaces the whole state on the lane and notifies, like an action would.
   func replaceState(with newState: State) {
     roundBoundary = registry.nextOrderPeek
-    if isEqual != nil, !registry.wholes.isEmpty { pendingOld = current }
+    if needsOld { pendingOld = current }
     lock.withLock { current = newState }
-    if !registry.isEmpty { notify() }
+    if hasObservers { notify() }
   }
 
   // MARK: - Notifying
 
-  override func notify() {
+  @inlinable
+  func notify() {
     let new = current
     var wholeChanged = !registry.wholes.isEmpty
     if wholeChanged, let isEqual, let old = pendingOld { wholeChanged = !isEqual(old, new) }
@@ -169,23 +216,30 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     changedGroups.removeAll(keepingCapacity: true)
     // Each source is in registration order already; merge them when there are several.
     if sources > 1 { fired.sort { $0.order < $1.order } }
-    let batch = fired
+    fire(fired, with: new)
+    // `fire` has released its reference, so this keeps the buffer without reallocating.
     fired.removeAll(keepingCapacity: true)
-    fire(batch, with: new)
   }
 
-  @inline(__always)
-  private func fire(_ observers: [AnyObserver<State>], with state: State) {
+  @inlinable
+  func fire(_ observers: [AnyObserver<State>], with state: State) {
     var needsSweep = false
     for observer in observers where observer.order < roundBoundary {
-      if observer.gate.isCancelled {
+      if observer.isDead {
         needsSweep = true
         continue
       }
       observer.fire(state)
       if observer.gate.isCancelled { needsSweep = true }
     }
-    if needsSweep { registry.sweep() }
+    if needsSweep { sweep() }
+  }
+
+  /// Removes cancelled observers (lane only).
+  @usableFromInline
+  func sweep() {
+    registry.sweep()
+    registryChanged()
   }
 }
 

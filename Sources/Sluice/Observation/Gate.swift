@@ -16,11 +16,14 @@ import Synchronization
 /// thread itself (an observer cancelling its own subscription), or from a thread that is itself
 /// running a lane or observers (two such threads could wait on each other), it returns at once:
 /// no new call starts, and a call already running finishes on its own.
+@usableFromInline
 final class Gate: Sendable {
   private static let cancelledBit: UInt = 1
   private let word = Atomic<UInt>(0)
 
-  var isCancelled: Bool { word.load(ordering: .acquiring) & Gate.cancelledBit != 0 }
+  @usableFromInline var isCancelled: Bool {
+    word.load(ordering: .acquiring) & Gate.cancelledBit != 0
+  }
 
   /// Runs `body` unless the gate was cancelled; returns whether it ran.
   @inline(__always)

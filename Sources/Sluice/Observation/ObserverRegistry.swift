@@ -2,17 +2,30 @@
 ///
 /// Subclasses know where their value comes from: the whole state, or the change their key-path
 /// group computed for this round. Only the lane touches a registry and its observers' order.
+@usableFromInline
 class AnyObserver<State>: @unchecked Sendable {
   // @unchecked Sendable: immutable after init; `fire` runs on the lane only.
   /// The registration rank: observers run in this order.
-  let order: Int
-  let gate: Gate
+  @usableFromInline let order: Int
+  @usableFromInline let gate: Gate
+  /// For observers bound to an owner: whether the owner is gone (the observer is then swept).
+  let ownerGone: (@Sendable () -> Bool)?
 
-  init(order: Int, gate: Gate) {
+  init(order: Int, gate: Gate, ownerGone: (@Sendable () -> Bool)?) {
     self.order = order
     self.gate = gate
+    self.ownerGone = ownerGone
   }
 
+  /// Whether the observer will never be called again: cancelled, or its owner is gone.
+  @usableFromInline var isDead: Bool {
+    if gate.isCancelled { return true }
+    guard let ownerGone, ownerGone() else { return false }
+    gate.cancel()
+    return true
+  }
+
+  @usableFromInline
   func fire(_ state: State) {
     preconditionFailure("internal inconsistency: AnyObserver.fire is abstract")
   }
@@ -22,9 +35,9 @@ class AnyObserver<State>: @unchecked Sendable {
 final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   let sink: Sink<State>
 
-  init(order: Int, sink: Sink<State>) {
+  init(order: Int, sink: Sink<State>, ownerGone: (@Sendable () -> Bool)?) {
     self.sink = sink
-    super.init(order: order, gate: sink.gate)
+    super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
   }
 
   override func fire(_ state: State) { sink.send(state) }
@@ -32,10 +45,11 @@ final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Senda
 
 /// Holds the change a key-path group computed for the current round; shared by the group and its
 /// observers, so neither holds the other.
+@usableFromInline
 final class ChangeCell<Value>: @unchecked Sendable {
   // @unchecked Sendable: written and read on the lane only.
-  var change: Change<Value>?
-  init() {}
+  @usableFromInline var change: Change<Value>?
+  @usableFromInline init() {}
 }
 
 /// An observer of one key path.
@@ -43,10 +57,13 @@ final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked
   let cell: ChangeCell<Value>
   let sink: Sink<Change<Value>>
 
-  init(order: Int, cell: ChangeCell<Value>, sink: Sink<Change<Value>>) {
+  init(
+    order: Int, cell: ChangeCell<Value>, sink: Sink<Change<Value>>,
+    ownerGone: (@Sendable () -> Bool)?
+  ) {
     self.cell = cell
     self.sink = sink
-    super.init(order: order, gate: sink.gate)
+    super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
   }
 
   override func fire(_ state: State) {
@@ -57,29 +74,35 @@ final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked
 
 /// The observers of one key path. The group reads the path once per round, whatever the number
 /// of its observers, and compares it with the value it saw last.
+@usableFromInline
 class AnyPathGroup<State>: @unchecked Sendable {
   // @unchecked Sendable: lane-only mutable state.
-  var members: [AnyObserver<State>] = []
+  @usableFromInline var members: [AnyObserver<State>] = []
+  /// Reads the path in a state; returns whether it changed since the last check. Installed from
+  /// inlinable code, so it is specialized for the concrete state and value types.
+  @usableFromInline var check: (State) -> Bool = { _ in false }
 
-  /// Reads the path in `state`; returns whether it changed since the last check.
-  func check(_ state: State) -> Bool {
-    preconditionFailure("internal inconsistency: AnyPathGroup.check is abstract")
-  }
+  @usableFromInline init() {}
 }
 
+@usableFromInline
 final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, @unchecked Sendable
 {
-  let path: KeyPath<State, Value>
-  let cell = ChangeCell<Value>()
+  @usableFromInline let path: KeyPath<State, Value>
+  @usableFromInline let cell = ChangeCell<Value>()
   /// The value after the last check: the value before the current action.
-  private(set) var last: Value
+  @usableFromInline var last: Value
 
+  @inlinable
   init(path: KeyPath<State, Value>, current: Value) {
     self.path = path
     last = current
+    super.init()
+    check = { [unowned(unsafe) self] state in self.compare(with: state) }
   }
 
-  override func check(_ state: State) -> Bool {
+  @inlinable
+  func compare(with state: State) -> Bool {
     let value = state[keyPath: path]
     if value == last { return false }
     cell.change = Change(old: last, new: value)
@@ -89,29 +112,33 @@ final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, 
 }
 
 /// A store's observers, grouped by kind. Touched only on the lane.
+@usableFromInline
 struct ObserverRegistry<State> {
-  var wholes: [AnyObserver<State>] = []
-  var groups: [AnyPathGroup<State>] = []
+  @usableFromInline var wholes: [AnyObserver<State>] = []
+  @usableFromInline var groups: [AnyPathGroup<State>] = []
   var groupByPath: [AnyKeyPath: AnyPathGroup<State>] = [:]
-  private var nextOrder = 0
+  @usableFromInline var nextOrder = 0
 
-  var isEmpty: Bool { wholes.isEmpty && groups.isEmpty }
+  @usableFromInline init() {}
 
-  /// The number of live observers (owner-bound observers whose owner is gone excluded once swept).
+  @inlinable var isEmpty: Bool { wholes.isEmpty && groups.isEmpty }
+
+  /// The number of observers registered (sweep first to leave out the dead ones).
   var count: Int { wholes.count + groups.reduce(0) { $0 + $1.members.count } }
 
   /// The rank the next observer will get.
-  var nextOrderPeek: Int { nextOrder }
+  @inlinable var nextOrderPeek: Int { nextOrder }
 
   mutating func takeOrder() -> Int {
     defer { nextOrder += 1 }
     return nextOrder
   }
 
-  /// Removes cancelled observers, and groups left without observers.
+  /// Removes cancelled observers and those whose owner is gone, and groups left without
+  /// observers.
   mutating func sweep() {
-    wholes.removeAll { $0.gate.isCancelled }
-    for group in groups { group.members.removeAll { $0.gate.isCancelled } }
+    wholes.removeAll { $0.isDead }
+    for group in groups { group.members.removeAll { $0.isDead } }
     if groups.contains(where: { $0.members.isEmpty }) {
       groups.removeAll { $0.members.isEmpty }
       groupByPath = groupByPath.filter { !$0.value.members.isEmpty }

@@ -18,7 +18,7 @@ extension Store {
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (State) -> Void
   ) -> Subscription {
-    addStateObserver(delivery: delivery, start: start, cancelsOnDeinit: true) { state in
+    addStateObserver(delivery: delivery, start: start, ownerGone: nil) { state in
       body(state)
       return true
     }
@@ -41,15 +41,19 @@ extension Store {
   ///   - start: Whether `body` first receives the current value, as both `old` and `new`.
   ///   - body: The observer.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
+  @inlinable
   public func observe<Value: Equatable & Sendable>(
     _ path: KeyPath<State, Value> & Sendable, on delivery: Delivery = .synchronous,
     from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Change<Value>) -> Void
   ) -> Subscription {
-    addPathObserver(path, delivery: delivery, start: start, cancelsOnDeinit: true) { change in
-      body(change)
-      return true
-    }
+    addPathObserver(
+      path, makeGroup: { PathGroup(path: path, current: $0) }, delivery: delivery, start: start,
+      ownerGone: nil,
+      body: { change in
+        body(change)
+        return true
+      })
   }
 
   /// Calls `body` with `owner` and the state after every change, for as long as `owner` lives.
@@ -63,28 +67,31 @@ extension Store {
     from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Owner, State) -> Void
   ) -> Subscription {
-    addStateObserver(delivery: delivery, start: start, cancelsOnDeinit: false) {
-      [weak owner] state in
-      guard let owner else { return false }
-      body(owner, state)
-      return true
-    }
+    addStateObserver(
+      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil },
+      body: { [weak owner] state in
+        guard let owner else { return false }
+        body(owner, state)
+        return true
+      })
   }
 
   /// Calls `body` with `owner` and each change of the value at `path`, for as long as `owner`
   /// lives. See ``observe(owner:on:from:_:)``.
-  @discardableResult
+  @inlinable @discardableResult
   public func observe<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
     _ path: KeyPath<State, Value> & Sendable, owner: Owner,
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Owner, Change<Value>) -> Void
   ) -> Subscription {
-    addPathObserver(path, delivery: delivery, start: start, cancelsOnDeinit: false) {
-      [weak owner] change in
-      guard let owner else { return false }
-      body(owner, change)
-      return true
-    }
+    addPathObserver(
+      path, makeGroup: { PathGroup(path: path, current: $0) }, delivery: delivery, start: start,
+      ownerGone: { [weak owner] in owner == nil },
+      body: { [weak owner] change in
+        guard let owner else { return false }
+        body(owner, change)
+        return true
+      })
   }
 
   /// Calls `body` with every action that reaches this store's lane and the state before it was
@@ -149,7 +156,7 @@ extension Store {
     let core = self.core
     let count = Guarded(0)
     core.lane.perform {
-      core.registry.sweep()
+      core.sweep()
       count.withLock { $0 = core.registry.count }
     }
     return count.withLock { $0 }
@@ -157,24 +164,33 @@ extension Store {
 
   // MARK: - Registration
 
+  /// Registers a whole-state observer; `ownerGone` is set for owner-bound observers, whose
+  /// subscription does not cancel on deinit.
   private func addStateObserver(
-    delivery: Delivery, start: ObservationStart, cancelsOnDeinit: Bool,
+    delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
     body: @escaping @Sendable (State) -> Bool
   ) -> Subscription {
     let sink = Sink<State>(delivery: delivery, body: body)
     let core = self.core
     core.lane.perform {
       guard !sink.gate.isCancelled else { return }
-      let observer = StateObserver(order: core.registry.takeOrder(), sink: sink)
+      let observer = StateObserver(
+        order: core.registry.takeOrder(), sink: sink, ownerGone: ownerGone)
       core.registry.wholes.append(observer)
-      if start == .currentValue { sink.send(core.laneState) }
+      core.registryChanged()
+      if start == .currentValue { sink.send(core.current) }
     }
-    return subscription(for: sink.gate, cancelsOnDeinit: cancelsOnDeinit)
+    return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
   }
 
-  private func addPathObserver<Value: Equatable & Sendable>(
-    _ path: KeyPath<State, Value> & Sendable, delivery: Delivery, start: ObservationStart,
-    cancelsOnDeinit: Bool, body: @escaping @Sendable (Change<Value>) -> Bool
+  /// Registers a key-path observer. `makeGroup` comes from inlinable code, so a new group's
+  /// comparison is specialized for the concrete state and value types.
+  @usableFromInline
+  func addPathObserver<Value: Equatable & Sendable>(
+    _ path: KeyPath<State, Value> & Sendable,
+    makeGroup: @escaping @Sendable (Value) -> PathGroup<State, Value>,
+    delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
+    body: @escaping @Sendable (Change<Value>) -> Bool
   ) -> Subscription {
     let sink = Sink<Change<Value>>(delivery: delivery, body: body)
     let core = self.core
@@ -184,23 +200,28 @@ extension Store {
       if let existing = core.registry.groupByPath[path] as? PathGroup<State, Value> {
         group = existing
       } else {
-        group = PathGroup(path: path, current: core.laneState[keyPath: path])
+        group = makeGroup(core.current[keyPath: path])
         core.registry.groupByPath[path] = group
         core.registry.groups.append(group)
       }
       let observer = PathObserver<State, Value>(
-        order: core.registry.takeOrder(), cell: group.cell, sink: sink)
+        order: core.registry.takeOrder(), cell: group.cell, sink: sink, ownerGone: ownerGone)
       group.members.append(observer)
-      if start == .currentValue { sink.send(Change(old: group.last, new: group.last)) }
+      core.registryChanged()
+      if start == .currentValue {
+        // The state now, not `group.last`: mid-step, the group may not have seen this step yet.
+        let value = core.current[keyPath: path]
+        sink.send(Change(old: value, new: value))
+      }
     }
-    return subscription(for: sink.gate, cancelsOnDeinit: cancelsOnDeinit)
+    return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
   }
 
   private func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
     Subscription(cancelsOnDeinit: cancelsOnDeinit) { [weak core] in
       gate.cancel()
       guard let core else { return }
-      core.lane.performLater { core.registry.sweep() }
+      core.lane.performLater { core.sweep() }
     }
   }
 }

@@ -18,7 +18,9 @@ import Testing
         _ = blocker.release.wait(timeout: .now() + 60)
       }
     }
-    DispatchQueue.global().async { store.dispatch(LaneAdd(id: 0)) }
+    // A dedicated thread: blocking a `DispatchQueue.global()` thread would starve the Swift
+    // task pool, which shares that (two-thread) root queue on Linux.
+    Thread { store.dispatch(LaneAdd(id: 0)) }.start()
     return subscription
   }
 

@@ -5,7 +5,9 @@ import Testing
 @Suite struct DispatchOrderTests {
   @Test func actionsAreReducedInArrivalOrder() {
     let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
-    for id in 0..<500 { store.dispatch(LaneAdd(id: id), mode: id.isMultiple(of: 2) ? .sync : .async) }
+    for id in 0..<500 {
+      store.dispatch(LaneAdd(id: id), mode: id.isMultiple(of: 2) ? .sync : .async)
+    }
     store.dispatch(LaneNoop())
     #expect(store.state.ids == Array(0..<500))
   }
@@ -16,7 +18,8 @@ import Testing
     let second = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
     let finished = await runOnThreads(4) { thread in
       for index in 0..<1_000 {
-        dispatcher.dispatch(LaneAdd(id: thread * 1_000 + index), mode: index % 3 == 0 ? .async : .sync)
+        dispatcher.dispatch(
+          LaneAdd(id: thread * 1_000 + index), mode: index % 3 == 0 ? .async : .sync)
       }
     }
     #expect(finished)

@@ -25,7 +25,8 @@ import Testing
     }
     let finished = await runOnThreads(threads) { thread in
       for index in 0..<perThread {
-        store.dispatch(LaneAdd(id: thread * perThread + index), mode: index % 4 == 0 ? .async : .sync)
+        store.dispatch(
+          LaneAdd(id: thread * perThread + index), mode: index % 4 == 0 ? .async : .sync)
       }
     }
     #expect(finished, "deadlock or starvation")
@@ -39,7 +40,7 @@ import Testing
     #expect(Set(echoes).count == echoes.count)
     #expect(violations.load(ordering: .relaxed) == 0)
     echo.cancel()
-    monotonic.forEach { $0.cancel() }
+    for subscription in monotonic { subscription.cancel() }
   }
 
   @Test func twoLanesDispatchingIntoEachOtherUnderLoad() async {
@@ -61,10 +62,10 @@ import Testing
       }
     }
     #expect(finished, "deadlock between two lanes")
-    lanes.forEach { $0.dispatch(LaneNoop()) }
+    for lane in lanes { lane.dispatch(LaneNoop()) }
     // Each lane: 20,000 own actions plus one echo of each of the other lane's 20,000.
     #expect(lanes[0].state.total == 40_000)
     #expect(lanes[1].state.total == 40_000)
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 }

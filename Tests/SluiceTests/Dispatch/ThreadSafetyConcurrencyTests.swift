@@ -72,10 +72,14 @@ import Testing
     let right = Store(initialState: LaneLog(), reducer: laneLogReducer)
     // Every action with an even id on one lane causes an odd-id echo on the other.
     let echoLeft = left.observe(\.total, from: .nextChange) { _ in
-      if let last = left.state.last, last.isMultiple(of: 2) { right.dispatch(LaneAdd(id: last + 1)) }
+      if let last = left.state.last, last.isMultiple(of: 2) {
+        right.dispatch(LaneAdd(id: last + 1))
+      }
     }
     let echoRight = right.observe(\.total, from: .nextChange) { _ in
-      if let last = right.state.last, last.isMultiple(of: 2) { left.dispatch(LaneAdd(id: last + 1)) }
+      if let last = right.state.last, last.isMultiple(of: 2) {
+        left.dispatch(LaneAdd(id: last + 1))
+      }
     }
     let finished = await runOnThreads(2, timeout: 120) { thread in
       let target = thread == 0 ? left : right

@@ -4,7 +4,7 @@
 /// action dispatched while the lane rejects re-entrant dispatch, a runaway action chain, a store
 /// read from inside its own reducer — it builds an `Issue` and hands it to the dispatcher's
 /// ``IssueReporter``.
-public struct Issue: Sendable, Hashable, CustomStringConvertible {
+public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
   /// What kind of issue this is.
   public struct Kind: Sendable, Hashable, CustomStringConvertible {
     /// A short stable name, such as `"runawayActionChain"`.

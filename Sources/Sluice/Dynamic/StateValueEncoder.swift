@@ -1,0 +1,208 @@
+/// Encodes any `Encodable` value straight into a ``StateValue`` tree, without a JSON round trip.
+///
+/// Used by dotted-path reactions; public because it is useful on its own (inspecting, diffing or
+/// logging states).
+///
+/// ```swift
+/// let tree = try StateValueEncoder().encode(appState)
+/// print(tree[path: "info.nest.foo"])
+/// ```
+public struct StateValueEncoder: Sendable {
+  /// Whether properties whose name starts with `_` are left out (they never report changes).
+  public var skipsUnderscoredKeys: Bool
+
+  /// Creates an encoder.
+  public init(skipsUnderscoredKeys: Bool = false) {
+    self.skipsUnderscoredKeys = skipsUnderscoredKeys
+  }
+
+  /// Encodes `value`.
+  ///
+  /// - Throws: Whatever `value`'s `encode(to:)` throws.
+  public func encode(_ value: some Encodable) throws -> StateValue {
+    let root = EncodingBox()
+    try root.store(value, options: self, codingPath: [])
+    return root.resolved
+  }
+}
+
+/// A node of the tree being encoded: a finished value, or an object or array still being filled.
+private final class EncodingBox {
+  var value: StateValue = .null
+  var object: [String: EncodingBox]?
+  var array: [EncodingBox]?
+
+  var resolved: StateValue {
+    if let object { return .object(object.mapValues(\.resolved)) }
+    if let array { return .array(array.map(\.resolved)) }
+    return value
+  }
+
+  func store(_ encodable: some Encodable, options: StateValueEncoder, codingPath: [any CodingKey])
+    throws
+  {
+    if let primitive = StateValue(primitive: encodable) {
+      value = primitive
+    } else {
+      try encodable.encode(
+        to: TreeEncoder(box: self, options: options, codingPath: codingPath))
+    }
+  }
+
+  func child(_ key: String) -> EncodingBox {
+    if object == nil { object = [:] }
+    if let existing = object?[key] { return existing }
+    let box = EncodingBox()
+    object?[key] = box
+    return box
+  }
+
+  func appended() -> EncodingBox {
+    if array == nil { array = [] }
+    let box = EncodingBox()
+    array?.append(box)
+    return box
+  }
+}
+
+extension StateValue {
+  /// The value of a primitive (or of a `StateValue`), or `nil` for a value that encodes itself.
+  fileprivate init?(primitive: some Encodable) {
+    switch primitive {
+    case let value as StateValue: self = value
+    case let value as Bool: self = .bool(value)
+    case let value as String: self = .string(value)
+    case let value as Int: self = .int(value)
+    case let value as Int8: self = .int(Int(value))
+    case let value as Int16: self = .int(Int(value))
+    case let value as Int32: self = .int(Int(value))
+    case let value as Int64: self = .int(Int(value))
+    case let value as UInt: self = Int(exactly: value).map(StateValue.int) ?? .double(Double(value))
+    case let value as UInt8: self = .int(Int(value))
+    case let value as UInt16: self = .int(Int(value))
+    case let value as UInt32: self = .int(Int(value))
+    case let value as UInt64:
+      self = Int(exactly: value).map(StateValue.int) ?? .double(Double(value))
+    case let value as Double: self = .double(value)
+    case let value as Float: self = .double(Double(value))
+    default: return nil
+    }
+  }
+}
+
+private struct TreeEncoder: Encoder {
+  let box: EncodingBox
+  let options: StateValueEncoder
+  let codingPath: [any CodingKey]
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    if box.object == nil { box.object = [:] }
+    return KeyedEncodingContainer(KeyedTreeContainer<Key>(encoder: self))
+  }
+
+  func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    if box.array == nil { box.array = [] }
+    return UnkeyedTreeContainer(encoder: self)
+  }
+
+  func singleValueContainer() -> any SingleValueEncodingContainer {
+    SingleTreeContainer(encoder: self)
+  }
+}
+
+private struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+  let encoder: TreeEncoder
+  var codingPath: [any CodingKey] { encoder.codingPath }
+
+  private func skips(_ key: Key) -> Bool {
+    encoder.options.skipsUnderscoredKeys && key.stringValue.hasPrefix("_")
+  }
+
+  mutating func encodeNil(forKey key: Key) throws {
+    guard !skips(key) else { return }
+    encoder.box.child(key.stringValue).value = .null
+  }
+
+  mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+    guard !skips(key) else { return }
+    try encoder.box.child(key.stringValue).store(
+      value, options: encoder.options, codingPath: codingPath + [key])
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(
+    keyedBy keyType: NestedKey.Type, forKey key: Key
+  ) -> KeyedEncodingContainer<NestedKey> {
+    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
+      .container(keyedBy: keyType)
+  }
+
+  mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
+      .unkeyedContainer()
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    TreeEncoder(box: encoder.box.child("super"), options: encoder.options, codingPath: codingPath)
+  }
+
+  mutating func superEncoder(forKey key: Key) -> any Encoder {
+    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
+  }
+}
+
+private struct IndexKey: CodingKey {
+  let intValue: Int?
+  var stringValue: String { "\(intValue ?? 0)" }
+  init(_ index: Int) { intValue = index }
+  init?(stringValue: String) { nil }
+  init?(intValue: Int) { self.intValue = intValue }
+}
+
+private struct UnkeyedTreeContainer: UnkeyedEncodingContainer {
+  let encoder: TreeEncoder
+  var codingPath: [any CodingKey] { encoder.codingPath }
+  var count: Int { encoder.box.array?.count ?? 0 }
+
+  mutating func encodeNil() throws { encoder.box.appended().value = .null }
+
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    let key = IndexKey(count)
+    try encoder.box.appended().store(
+      value, options: encoder.options, codingPath: codingPath + [key])
+  }
+
+  mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    -> KeyedEncodingContainer<NestedKey>
+  {
+    let key = IndexKey(count)
+    return TreeEncoder(
+      box: encoder.box.appended(), options: encoder.options, codingPath: codingPath + [key]
+    ).container(keyedBy: keyType)
+  }
+
+  mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+    let key = IndexKey(count)
+    return TreeEncoder(
+      box: encoder.box.appended(), options: encoder.options, codingPath: codingPath + [key]
+    ).unkeyedContainer()
+  }
+
+  mutating func superEncoder() -> any Encoder {
+    TreeEncoder(box: encoder.box.appended(), options: encoder.options, codingPath: codingPath)
+  }
+}
+
+private struct SingleTreeContainer: SingleValueEncodingContainer {
+  let encoder: TreeEncoder
+  var codingPath: [any CodingKey] { encoder.codingPath }
+
+  mutating func encodeNil() throws { encoder.box.value = .null }
+
+  mutating func encode<T: Encodable>(_ value: T) throws {
+    try encoder.box.store(value, options: encoder.options, codingPath: codingPath)
+  }
+}
