@@ -18,6 +18,11 @@ extra_flag=""
 case "$case_name" in extra.*) extra_flag="--extra" ;; esac
 
 [ -x "$bench" ] || { echo "build first: swift build -c release --package-path Benchmarks" >&2; exit 1; }
+# valgrind 3.19 cannot read the DWARF of C thread-local variables: profile a stripped copy.
+stripped="$out_dir/sluice-bench"
+cp "$bench" "$stripped"
+strip --strip-debug "$stripped"
+bench="$stripped"
 
 collect() {
   local n=$1 file="$out_dir/callgrind.out.$case_name.$1"

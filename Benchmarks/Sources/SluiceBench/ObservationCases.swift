@@ -3,7 +3,7 @@ import Sluice
 /// `keypath.observers1000.one_changed` and `bigstate.{10k,100k}`, plus diagnostic extras.
 enum ObservationCases {
   static let all: [BenchCase] = [
-    BenchCase(name: "keypath.observers1000.one_changed") { keyPathCells(observers: 1_000) },
+    BenchCase(name: "keypath.observers1000.one_changed") { keyPathPanel() },
     BenchCase(name: "bigstate.10k") { bigState(entries: 10_000, wholeObservers: 0) },
     BenchCase(name: "bigstate.100k") { bigState(entries: 100_000, wholeObservers: 0) },
   ]
@@ -11,6 +11,9 @@ enum ObservationCases {
   /// Diagnostic cases (`--extra`): how the costs above scale, and what a whole-state observer
   /// does to a large state.
   static let extra: [BenchCase] = [
+    BenchCase(name: "extra.keypath.subscript_observers1000.one_changed") {
+      keyPathCells(observers: 1_000)
+    },
     BenchCase(name: "extra.keypath.observers10.one_changed") { keyPathCells(observers: 10) },
     BenchCase(name: "extra.keypath.observers100.one_changed") { keyPathCells(observers: 100) },
     BenchCase(name: "extra.bigstate.10k.whole_observer1") {
@@ -20,6 +23,39 @@ enum ObservationCases {
       bigState(entries: 100_000, wholeObservers: 1)
     },
   ]
+
+  /// 1,000 key-path observers on the 1,000 distinct stored paths of a `Panel`; each action
+  /// changes one leaf, rotating through them, so exactly one observer fires.
+  static func keyPathPanel() -> (Int) -> Void {
+    let paths = Panel.leafPaths
+    let offsets = paths.map { MemoryLayout<Panel>.offset(of: $0) ?? 0 }
+    let store = Store(
+      initialState: Panel(),
+      reducer: Reducer<Panel>().on(BumpPanel.self) { state, action in
+        withUnsafeMutableBytes(of: &state) { bytes in
+          let old = bytes.load(fromByteOffset: action.offset, as: Int.self)
+          bytes.storeBytes(of: old &+ 1, toByteOffset: action.offset, as: Int.self)
+        }
+      })
+    let subscriptions = paths.map { path in
+      store.observe(path, from: .nextChange) { change in consume(change.new) }
+    }
+    verifyFires("keypath.observers1000", expectedFires: 2 * paths.count) {
+      for index in 0..<(2 * paths.count) {
+        store.dispatch(BumpPanel(offset: offsets[index % paths.count]))
+      }
+    }
+    return { iterations in
+      withExtendedLifetime(subscriptions) {
+        var index = 0
+        for _ in 0..<iterations {
+          store.dispatch(BumpPanel(offset: offsets[index]))
+          index += 1
+          if index == offsets.count { index = 0 }
+        }
+      }
+    }
+  }
 
   /// A state of `observers` distinct cells with one key-path observer per cell (`\.cells[i]`);
   /// each action changes exactly one cell, rotating through them, so exactly one observer fires.

@@ -36,6 +36,11 @@ extension Lane {
     }
   }
 
+  /// The attached core with this identity, if any.
+  func core(_ id: ObjectIdentifier) -> AnyStoreCore? {
+    lock.withLock { cores.first { ObjectIdentifier($0) == id } }
+  }
+
   func rebuildRouting() {
     lock.withLock { rebuildRoutingLocked() }
   }

@@ -40,6 +40,16 @@ class AnyStoreCore: @unchecked Sendable {
   func slot(for type: ObjectIdentifier) -> Int? {
     preconditionFailure("internal inconsistency: AnyStoreCore.slot is abstract")
   }
+
+  /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
+  func sweepObservers() {
+    preconditionFailure("internal inconsistency: AnyStoreCore.sweepObservers is abstract")
+  }
+
+  /// Removes the middleware registered under `id` (lane only).
+  func removeMiddleware(id: Int) {
+    preconditionFailure("internal inconsistency: AnyStoreCore.removeMiddleware is abstract")
+  }
 }
 
 /// A store's state, handlers, observers and middleware.
@@ -200,29 +210,36 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   @inlinable
   func notify() {
-    let new = current
-    var wholeChanged = !registry.wholes.isEmpty
-    if wholeChanged, let isEqual, let old = pendingOld { wholeChanged = !isEqual(old, new) }
-    pendingOld = nil
-
-    for group in registry.groups where group.check(new) { changedGroups.append(group) }
-    if changedGroups.isEmpty {
-      if wholeChanged { fire(registry.wholes, with: new) }
-      return
+    // Everything reads the lane's own copy of the state in place: no copy per step (a large
+    // state would otherwise be copied for every action).
+    withUnsafePointer(to: &current) { state in
+      var wholeChanged = !registry.wholes.isEmpty
+      if wholeChanged, let isEqual, let old = pendingOld {
+        wholeChanged = !isEqual(old, state.pointee)
+      }
+      pendingOld = nil
+      for group in registry.groupRefs {
+        let changed = group._withUnsafeGuaranteedRef { $0.check($0, state) }
+        if changed { changedGroups.append(group.takeUnretainedValue()) }
+      }
+      if changedGroups.isEmpty {
+        if wholeChanged { fire(registry.wholes, with: state) }
+        return
+      }
+      let sources = changedGroups.count + (wholeChanged ? 1 : 0)
+      if wholeChanged { fired.append(contentsOf: registry.wholes) }
+      for group in changedGroups { fired.append(contentsOf: group.members) }
+      changedGroups.removeAll(keepingCapacity: true)
+      // Each source is in registration order already; merge them when there are several.
+      if sources > 1 { fired.sort { $0.order < $1.order } }
+      fire(fired, with: state)
+      // `fire` has released its reference, so this keeps the buffer without reallocating.
+      fired.removeAll(keepingCapacity: true)
     }
-    let sources = changedGroups.count + (wholeChanged ? 1 : 0)
-    if wholeChanged { fired.append(contentsOf: registry.wholes) }
-    for group in changedGroups { fired.append(contentsOf: group.members) }
-    changedGroups.removeAll(keepingCapacity: true)
-    // Each source is in registration order already; merge them when there are several.
-    if sources > 1 { fired.sort { $0.order < $1.order } }
-    fire(fired, with: new)
-    // `fire` has released its reference, so this keeps the buffer without reallocating.
-    fired.removeAll(keepingCapacity: true)
   }
 
   @inlinable
-  func fire(_ observers: [AnyObserver<State>], with state: State) {
+  func fire(_ observers: [AnyObserver<State>], with state: UnsafePointer<State>) {
     var needsSweep = false
     for observer in observers where observer.order < roundBoundary {
       if observer.isDead {
@@ -240,6 +257,23 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   func sweep() {
     registry.sweep()
     registryChanged()
+  }
+
+  override func sweepObservers() {
+    sweep()
+    let before = taps.count
+    taps.removeAll { $0.gate.isCancelled }
+    if taps.count != before {
+      extras.wrappingSubtract(before - taps.count, ordering: .relaxed)
+      lane.rebuildRouting()
+    }
+  }
+
+  override func removeMiddleware(id: Int) {
+    guard let index = middleware.firstIndex(where: { $0.id == id }) else { return }
+    middleware.remove(at: index)
+    extras.wrappingSubtract(1, ordering: .relaxed)
+    lane.rebuildRouting()
   }
 }
 

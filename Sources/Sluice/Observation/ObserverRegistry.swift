@@ -25,8 +25,9 @@ class AnyObserver<State>: @unchecked Sendable {
     return true
   }
 
+  /// Calls the observer for the state at `state` (the lane's own copy, read in place).
   @usableFromInline
-  func fire(_ state: State) {
+  func fire(_ state: UnsafePointer<State>) {
     preconditionFailure("internal inconsistency: AnyObserver.fire is abstract")
   }
 }
@@ -40,7 +41,7 @@ final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Senda
     super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
   }
 
-  override func fire(_ state: State) { sink.send(state) }
+  override func fire(_ state: UnsafePointer<State>) { sink.send(state.pointee) }
 }
 
 /// Holds the change a key-path group computed for the current round; shared by the group and its
@@ -48,7 +49,7 @@ final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Senda
 @usableFromInline
 final class ChangeCell<Value>: @unchecked Sendable {
   // @unchecked Sendable: written and read on the lane only.
-  @usableFromInline var change: Change<Value>?
+  @usableFromInline @exclusivity(unchecked) var change: Change<Value>?
   @usableFromInline init() {}
 }
 
@@ -66,7 +67,7 @@ final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked
     super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
   }
 
-  override func fire(_ state: State) {
+  override func fire(_ state: UnsafePointer<State>) {
     guard let change = cell.change else { return }
     sink.send(change)
   }
@@ -77,33 +78,47 @@ final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked
 @usableFromInline
 class AnyPathGroup<State>: @unchecked Sendable {
   // @unchecked Sendable: lane-only mutable state.
-  @usableFromInline var members: [AnyObserver<State>] = []
-  /// Reads the path in a state; returns whether it changed since the last check. Installed from
-  /// inlinable code, so it is specialized for the concrete state and value types.
-  @usableFromInline var check: (State) -> Bool = { _ in false }
+  @usableFromInline @exclusivity(unchecked) var members: [AnyObserver<State>] = []
+  /// Reads the path in the state at the pointer; returns whether it changed since the last
+  /// check. Made by `PathGroup`'s inlinable initializer, so it is specialized for the concrete
+  /// state and value types; it captures nothing (the group is an argument).
+  @usableFromInline let check: (AnyPathGroup<State>, UnsafePointer<State>) -> Bool
 
-  @usableFromInline init() {}
+  @usableFromInline
+  init(check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool) {
+    self.check = check
+  }
 }
 
 @usableFromInline
 final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, @unchecked Sendable
 {
   @usableFromInline let path: KeyPath<State, Value>
+  /// Where the value lives inside the state, when the path is made of stored properties only:
+  /// reading it is then one load instead of a walk through the key-path runtime.
+  @usableFromInline let offset: Int?
   @usableFromInline let cell = ChangeCell<Value>()
   /// The value after the last check: the value before the current action.
-  @usableFromInline var last: Value
+  @usableFromInline @exclusivity(unchecked) var last: Value
 
   @inlinable
   init(path: KeyPath<State, Value>, current: Value) {
     self.path = path
+    offset = MemoryLayout<State>.offset(of: path)
     last = current
-    super.init()
-    check = { [unowned(unsafe) self] state in self.compare(with: state) }
+    super.init { group, state in
+      unsafeDowncast(group, to: PathGroup<State, Value>.self).compare(with: state)
+    }
   }
 
   @inlinable
-  func compare(with state: State) -> Bool {
-    let value = state[keyPath: path]
+  func compare(with state: UnsafePointer<State>) -> Bool {
+    let value: Value
+    if let offset {
+      value = UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
+    } else {
+      value = state.pointee[keyPath: path]
+    }
     if value == last { return false }
     cell.change = Change(old: last, new: value)
     last = value
@@ -115,7 +130,12 @@ final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, 
 @usableFromInline
 struct ObserverRegistry<State> {
   @usableFromInline var wholes: [AnyObserver<State>] = []
-  @usableFromInline var groups: [AnyPathGroup<State>] = []
+  /// The groups, owned here; ``groupRefs`` names the same groups without reference counting,
+  /// for the per-action loop.
+  @usableFromInline var groups: [AnyPathGroup<State>] = [] {
+    didSet { groupRefs = groups.map { Unmanaged.passUnretained($0) } }
+  }
+  @usableFromInline var groupRefs: [Unmanaged<AnyPathGroup<State>>] = []
   var groupByPath: [AnyKeyPath: AnyPathGroup<State>] = [:]
   @usableFromInline var nextOrder = 0
 

@@ -113,16 +113,7 @@ extension Store {
       core.extras.wrappingAdd(1, ordering: .relaxed)
       core.lane.rebuildRouting()
     }
-    return Subscription { [weak core] in
-      sink.gate.cancel()
-      guard let core else { return }
-      core.lane.performLater {
-        guard let index = core.taps.firstIndex(where: { $0 === sink }) else { return }
-        core.taps.remove(at: index)
-        core.extras.wrappingSubtract(1, ordering: .relaxed)
-        core.lane.rebuildRouting()
-      }
-    }
+    return subscription(for: sink.gate, cancelsOnDeinit: true)
   }
 
   /// Adds middleware after the existing ones; cancel the subscription to remove it.
@@ -137,15 +128,12 @@ extension Store {
       core.lane.rebuildRouting()
       id.withLock { $0 = assigned }
     }
-    return Subscription { [weak core] in
-      guard let core else { return }
-      core.lane.perform {
-        guard let assigned = id.withLock({ $0 }),
-          let index = core.middleware.firstIndex(where: { $0.id == assigned })
-        else { return }
-        core.middleware.remove(at: index)
-        core.extras.wrappingSubtract(1, ordering: .relaxed)
-        core.lane.rebuildRouting()
+    // The lane and the core's identity, not the core: a weak reference would give the core a
+    // side table and make every reference count on the dispatch path slow.
+    return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
+      lane.perform {
+        guard let assigned = id.withLock({ $0 }) else { return }
+        lane.core(coreID)?.removeMiddleware(id: assigned)
       }
     }
   }
@@ -217,11 +205,16 @@ extension Store {
     return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
   }
 
+  /// A subscription that cancels `gate`, then has the lane sweep the dead entries out.
+  ///
+  /// It holds the lane and the core's identity, not the core: a weak reference would give the
+  /// core a side table and make every reference count on the dispatch path slow; a strong one
+  /// would keep the store's state alive.
   private func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
-    Subscription(cancelsOnDeinit: cancelsOnDeinit) { [weak core] in
+    Subscription(cancelsOnDeinit: cancelsOnDeinit) {
+      [lane = core.lane, coreID = ObjectIdentifier(core)] in
       gate.cancel()
-      guard let core else { return }
-      core.lane.performLater { core.sweep() }
+      lane.performLater { lane.core(coreID)?.sweepObservers() }
     }
   }
 }
