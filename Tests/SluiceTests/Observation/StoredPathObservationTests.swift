@@ -15,7 +15,11 @@ import Testing
     var zip: Int?
   }
   enum Edit: Action {
-    case rename(String), nickname(String?), tag(String), move(String), zip(Int?)
+    case rename(String)
+    case nickname(String?)
+    case tag(String)
+    case move(String)
+    case zip(Int?)
   }
 
   static let reducer = Reducer<Profile>().on(Edit.self) { state, edit in
