@@ -11,6 +11,13 @@ public class AnyStore: @unchecked Sendable {
     self.anyCore = anyCore
   }
 
+  /// Attaches a reactor that sees this store's changes as ``MultiReaction``s.
+  func addMultiReactor(
+    ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (MultiReaction) -> Bool
+  ) -> Subscription {
+    preconditionFailure("internal inconsistency: AnyStore.addMultiReactor is abstract")
+  }
+
   /// The dispatcher whose lane this store is on.
   public var dispatcher: Dispatcher { anyCore.lane.dispatcher }
 

@@ -25,6 +25,16 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let storeOrderCycle = Kind("storeOrderCycle")
     /// A store type was registered twice on one dispatcher.
     public static let duplicateRegistration = Kind("duplicateRegistration")
+    /// A lock was held past its timeout and was released.
+    public static let lockTimedOut = Kind("lockTimedOut")
+    /// A transaction touched a store on another dispatcher; it was aborted.
+    public static let foreignStoreInTransaction = Kind("foreignStoreInTransaction")
+    /// A dotted path names nothing in the state; the query is ignored.
+    public static let unknownPath = Kind("unknownPath")
+    /// A rollback was asked for a store with no captured state.
+    public static let nothingCaptured = Kind("nothingCaptured")
+    /// A state could not be encoded for a dotted-path query.
+    public static let unencodableState = Kind("unencodableState")
     /// A store was asked to wait for a store on another dispatcher.
     public static let foreignStore = Kind("foreignStore")
   }

@@ -121,6 +121,16 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// (Mini-Swift's `reset`). Synchronous like ``dispatch(_:mode:file:line:)``.
   public func reset() {
     let core = self.core
-    core.lane.perform(ifOnLane: .enqueue) { core.replaceState(with: core.initialState) }
+    core.lane.perform(.change) { core.replaceState(with: core.initialState) }
+  }
+
+  /// A reactor over this store for `Dispatcher.react(to:)`; overrides must live in the class.
+  override func addMultiReactor(
+    ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (MultiReaction) -> Bool
+  ) -> Subscription {
+    addReactor(ownerGone: ownerGone) { [weak self] reaction in
+      guard let self else { return true }
+      return handler(MultiReaction(reaction, store: self))
+    }
   }
 }

@@ -130,6 +130,29 @@ private struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
       value, options: encoder.options, codingPath: codingPath + [key])
   }
 
+  // A `nil` optional is written as `null`, not left out, so its path is known to exist.
+  mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try put(value, key) }
+  mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+    try put(value, key)
+  }
+
+  private mutating func put<T: Encodable>(_ value: T?, _ key: Key) throws {
+    if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+  }
+
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {

@@ -51,12 +51,18 @@ final class Lane: @unchecked Sendable {
     var seq: UInt64
     var depth: Int
     var chain: ChainLink?
+    /// For an exclusive action: the lock it runs under (handed to the reactions it causes).
+    var lock: Lock?
     /// The sequence number of the waited-for item whose chain this item belongs to; 0 for none.
     var root: UInt64
   }
 
   static let draining = 1
   static let pending = 2
+  /// At least one lock is held: only the bypass queue is processed.
+  static let paused = 4
+  /// The bypass queue (exclusive actions, lane queries) is not empty.
+  static let bypassPending = 8
 
   let configuration: Configuration
   let word = Atomic<Int>(0)
@@ -67,6 +73,11 @@ final class Lane: @unchecked Sendable {
 
   // Guarded by `lock`.
   var queue = RingBuffer<Item>()
+  /// Items that run even while the lane is paused: exclusive actions, and lane queries
+  /// (registration, counts) that must not wait for a lock.
+  var bypass = RingBuffer<Item>()
+  var pauseCount = 0
+  var locks: [ObjectIdentifier: WeakLock] = [:]
   private var nextSeq: UInt64 = 1
   /// The roots somebody waits for, by sequence number; a root leaves when its chain is done.
   private var roots: [UInt64: RootProgress] = [:]
@@ -89,6 +100,8 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
   @exclusivity(unchecked) private(set) var currentDepth = 0
   @exclusivity(unchecked) private var currentRoot: UInt64 = 0
+  /// The lock of the exclusive action being processed, if any.
+  @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) private var currentChain: ChainLink?
   @exclusivity(unchecked) private var currentActionType: (any Action.Type)?
 
@@ -106,7 +119,7 @@ final class Lane: @unchecked Sendable {
   }
 
   /// The number of queued items not yet processed.
-  var queueDepth: Int { lock.withLock { queue.count } }
+  var queueDepth: Int { lock.withLock { queue.count + bypass.count } }
 
   // MARK: - Dispatch
 
@@ -123,7 +136,7 @@ final class Lane: @unchecked Sendable {
       finishDrain()
       return
     }
-    submit(.action(action), mode: mode, file: file, line: line)
+    submit(.action(action), mode: mode, bypass: false, file: file, line: line)
   }
 
   func send(_ action: any Action) async {
@@ -141,7 +154,7 @@ final class Lane: @unchecked Sendable {
         continuation.resume()
         return
       }
-      append(.action(action), completion: .resume(continuation))
+      append(.action(action), completion: .resume(continuation), bypass: false)
       if claimOrFlag() {
         beginDrain()
         finishDrain()
@@ -149,30 +162,50 @@ final class Lane: @unchecked Sendable {
     }
   }
 
-  /// What ``perform(ifOnLane:_:)`` does when the caller holds the lane.
-  enum OnLane {
-    /// Run the work at once, inside the current step (registration, queries).
-    case runNow
-    /// Queue it after the current step, as a dispatch would (state changes).
-    case enqueue
+  /// What kind of lane work ``perform(_:_:)`` runs.
+  enum WorkKind {
+    /// Registration or a query: runs at once when the caller holds the lane, and is not held by
+    /// locks.
+    case query
+    /// A change of state (a reset, a transaction): queued after the current step when the caller
+    /// holds the lane, and held by locks like an action.
+    case change
   }
 
-  /// Runs `work` on the lane, as a synchronous dispatch would; when the caller holds the lane,
-  /// at once or after the current step, as `onLane` says.
-  func perform(ifOnLane onLane: OnLane = .runNow, _ work: @escaping @Sendable () -> Void) {
-    if isCurrentThreadDraining, onLane == .runNow { return work() }
+  /// Runs `work` on the lane, as a synchronous dispatch would.
+  func perform(_ kind: WorkKind = .query, _ work: @escaping @Sendable () -> Void) {
+    if isCurrentThreadDraining, kind == .query { return work() }
     if tryClaim() {
       beginDrain()
       work()
       finishDrain()
       return
     }
-    submit(.work(work), mode: .sync, file: #fileID, line: #line)
+    submit(.work(work), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
   }
 
-  /// Queues `work` to run on the lane after the current item; never waits.
+  /// Queues lane housekeeping (sweeps) to run after the current item; never waits, and is not
+  /// held by locks.
   func performLater(_ work: @escaping @Sendable () -> Void) {
-    submit(.work(work), mode: .async, file: #fileID, line: #line)
+    submit(.work(work), mode: .async, bypass: true, file: #fileID, line: #line)
+  }
+
+  /// Runs `work` on the lane and resumes once it ran; never blocks a thread.
+  func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
+    if isCurrentThreadDraining, kind == .query { return work() }
+    if tryClaim() {
+      beginDrain()
+      work()
+      finishDrain()
+      return
+    }
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      append(.work(work), completion: .resume(continuation), bypass: kind == .query)
+      if claimOrFlag() {
+        beginDrain()
+        finishDrain()
+      }
+    }
   }
 
   // MARK: - Claiming and draining
@@ -185,26 +218,30 @@ final class Lane: @unchecked Sendable {
   /// After an item was queued: claims the lane if it is idle (returns `true`), or tells its
   /// holder that more work arrived (returns `false`). Either way the `pending` bit is set, so
   /// the holder drains the queue before it lets go.
-  private func claimOrFlag() -> Bool {
+  func claimOrFlag() -> Bool {
     var current = word.load(ordering: .relaxed)
     while true {
-      let desired = current | Lane.draining | Lane.pending
+      let held = current & Lane.draining != 0
+      let blocked = current & Lane.paused != 0 && current & Lane.bypassPending == 0
+      let claims = !held && !blocked
+      let desired = current | Lane.pending | (claims ? Lane.draining : 0)
       let (exchanged, original) = word.compareExchange(
         expected: current, desired: desired, ordering: .acquiringAndReleasing)
-      if exchanged { return current & Lane.draining == 0 }
+      if exchanged { return claims }
       current = original
     }
   }
 
   @inline(__always)
-  private func beginDrain() {
+  func beginDrain() {
     drainerID.store(ThreadContext.currentID, ordering: .relaxed)
     ThreadContext.setDrainDepth(ThreadContext.drainDepth + 1)
   }
 
-  /// Processes queued items until the queue is empty, then lets go of the lane.
+  /// Processes queued items until none can run (the queue is empty, or the lane is paused and
+  /// the bypass queue is empty), then lets go of the lane.
   @inline(__always)
-  private func finishDrain() {
+  func finishDrain() {
     let me = drainerID.load(ordering: .relaxed)
     while true {
       if word.load(ordering: .relaxed) & Lane.pending != 0 {
@@ -213,7 +250,16 @@ final class Lane: @unchecked Sendable {
       }
       drainerID.store(0, ordering: .relaxed)
       ThreadContext.setDrainDepth(ThreadContext.drainDepth - 1)
+      // Common case first: nothing but the `draining` bit.
       if word.compareExchange(expected: Lane.draining, desired: 0, ordering: .releasing).exchanged {
+        return
+      }
+      let current = word.load(ordering: .relaxed)
+      if current & Lane.pending == 0,
+        word.compareExchange(
+          expected: current, desired: current & ~Lane.draining, ordering: .releasing
+        ).exchanged
+      {
         return
       }
       drainerID.store(me, ordering: .relaxed)
@@ -227,7 +273,12 @@ final class Lane: @unchecked Sendable {
 
   private func popFirst() -> Item? {
     lock.lock()
-    let item = queue.popFirst()
+    var item = bypass.popFirst()
+    if item != nil {
+      if bypass.isEmpty { word.bitwiseAnd(~Lane.bypassPending, ordering: .relaxed) }
+    } else if pauseCount == 0 {
+      item = queue.popFirst()
+    }
     var wake: [CheckedContinuation<Void, Never>] = []
     if !capacityWaiters.isEmpty, let bound = configuration.maxQueueDepth, queue.count < bound {
       wake = capacityWaiters
@@ -243,7 +294,12 @@ final class Lane: @unchecked Sendable {
     currentChain = item.chain
     currentRoot = item.root
     switch item.payload {
-    case .action(let action): process(action, type: type(of: action))
+    case .action(let action):
+      if let lock = item.lock {
+        processExclusive(action, under: lock)
+      } else {
+        process(action, type: type(of: action))
+      }
     case .work(let work): work()
     }
     currentDepth = 0
@@ -270,13 +326,16 @@ final class Lane: @unchecked Sendable {
 
   // MARK: - Queueing
 
-  private func submit(_ payload: Payload, mode: DispatchMode, file: StaticString, line: UInt) {
+  func submit(
+    _ payload: Payload, mode: DispatchMode, bypass: Bool, lock itemLock: Lock? = nil,
+    file: StaticString, line: UInt
+  ) {
     if isCurrentThreadDraining {
-      return enqueueFromInside(payload, file: file, line: line)
+      return enqueueFromInside(payload, bypass: bypass, lock: itemLock, file: file, line: line)
     }
     switch mode {
     case .async:
-      append(payload, completion: .none)
+      append(payload, completion: .none, bypass: bypass, lock: itemLock)
       if claimOrFlag() {
         workerQueue.async {
           self.beginDrain()
@@ -286,12 +345,15 @@ final class Lane: @unchecked Sendable {
     case .sync:
       // A thread that holds another lane must not wait for this one: the holder of this lane
       // could be waiting for that one. Such a call returns as soon as the item is queued.
-      let mayWait = ThreadContext.drainDepth == 0
-      let seq = append(payload, completion: mayWait ? .waiter : .none)
+      // While the lane is paused, an action is queued and the call returns: the thread holding
+      // the lock could be this one.
+      let (seq, waits) = append(
+        payload, completion: ThreadContext.drainDepth == 0 ? .waiter : .none, bypass: bypass,
+        lock: itemLock)
       if claimOrFlag() {
         beginDrain()
         finishDrain()
-      } else if mayWait {
+      } else if waits {
         // Returns once the action and every action it caused were processed (S2).
         lock.lock()
         while roots[seq] != nil { lock.wait() }
@@ -300,29 +362,46 @@ final class Lane: @unchecked Sendable {
     }
   }
 
+  /// Queues an item from outside the lane; returns its sequence number and whether a waiting
+  /// caller may wait for it (not while the lane is paused, unless it bypasses the pause).
   @discardableResult
-  private func append(_ payload: Payload, completion: Completion) -> UInt64 {
+  func append(
+    _ payload: Payload, completion: Completion, bypass toBypass: Bool, lock itemLock: Lock? = nil
+  ) -> (seq: UInt64, waits: Bool) {
     lock.lock()
     let seq = nextSeq
     nextSeq += 1
     var root: UInt64 = 0
+    var waits = false
     switch completion {
     case .none: break
     case .waiter:
-      root = seq
-      roots[seq] = RootProgress(outstanding: 1, continuation: nil)
+      if pauseCount == 0 || toBypass {
+        root = seq
+        waits = true
+        roots[seq] = RootProgress(outstanding: 1, continuation: nil)
+      }
     case .resume(let continuation):
       root = seq
       roots[seq] = RootProgress(outstanding: 1, continuation: continuation)
     }
-    queue.append(Item(payload: payload, seq: seq, depth: 0, chain: nil, root: root))
+    let item = Item(payload: payload, seq: seq, depth: 0, chain: nil, lock: itemLock, root: root)
+    if toBypass {
+      bypass.append(item)
+      word.bitwiseOr(Lane.bypassPending, ordering: .relaxed)
+    } else {
+      queue.append(item)
+    }
     lock.unlock()
-    return seq
+    return (seq, waits)
   }
 
   /// Queues an item dispatched by code running on the lane (a reducer, middleware, observer or
   /// lane work): it runs after the current item, before the lane is let go.
-  private func enqueueFromInside(_ payload: Payload, file: StaticString, line: UInt) {
+  private func enqueueFromInside(
+    _ payload: Payload, bypass toBypass: Bool = false, lock itemLock: Lock? = nil,
+    file: StaticString, line: UInt
+  ) {
     var depth = currentDepth
     var chain = currentChain
     if case .action(let action) = payload {
@@ -356,7 +435,14 @@ final class Lane: @unchecked Sendable {
     // The new item belongs to the chain of the item being processed: its waiter waits for it too.
     let root = currentRoot != 0 && roots[currentRoot] != nil ? currentRoot : 0
     if root != 0 { roots[root]?.outstanding += 1 }
-    queue.append(Item(payload: payload, seq: seq, depth: depth, chain: chain, root: root))
+    let item = Item(
+      payload: payload, seq: seq, depth: depth, chain: chain, lock: itemLock, root: root)
+    if toBypass {
+      bypass.append(item)
+      word.bitwiseOr(Lane.bypassPending, ordering: .relaxed)
+    } else {
+      queue.append(item)
+    }
     lock.unlock()
     word.bitwiseOr(Lane.pending, ordering: .releasing)
   }
@@ -380,7 +466,7 @@ final class Lane: @unchecked Sendable {
 
   /// Reduces `action` into every store that handles it, then notifies the stores that changed.
   @inline(__always)
-  private func process(_ action: any Action, type actionType: any Action.Type) {
+  func process(_ action: any Action, type actionType: any Action.Type) {
     currentActionType = actionType
     let id = ObjectIdentifier(actionType)
     refreshRouting()
@@ -417,6 +503,12 @@ final class Lane: @unchecked Sendable {
     lastType = nil
     lastSingle = nil
     _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
+  }
+
+  /// The stores an action of `type` reaches (drainer only).
+  func routeCores(for type: ObjectIdentifier) -> [AnyStoreCore] {
+    refreshRouting()
+    return routes(for: type).map(\.core)
   }
 
   private func routes(for type: ObjectIdentifier) -> [Route] {

@@ -46,6 +46,26 @@ class AnyStoreCore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: AnyStoreCore.sweepObservers is abstract")
   }
 
+  /// The slot of the catch-all handlers, when the store has any.
+  var catchAllSlot: Int? {
+    preconditionFailure("internal inconsistency: AnyStoreCore.catchAllSlot is abstract")
+  }
+
+  /// The staged copy of this store in `transaction`, made on first use (lane only).
+  func stage(in transaction: Transaction) -> AnyStaged {
+    preconditionFailure("internal inconsistency: AnyStoreCore.stage is abstract")
+  }
+
+  /// A copy of the state to compare with later, or `nil` when the state is not `Equatable`.
+  func snapshot() -> Any? {
+    preconditionFailure("internal inconsistency: AnyStoreCore.snapshot is abstract")
+  }
+
+  /// Whether the state differs from `snapshot` (always `true` without a snapshot).
+  func differs(from snapshot: Any?) -> Bool {
+    preconditionFailure("internal inconsistency: AnyStoreCore.differs is abstract")
+  }
+
   /// Removes the middleware registered under `id` (lane only).
   func removeMiddleware(id: Int) {
     preconditionFailure("internal inconsistency: AnyStoreCore.removeMiddleware is abstract")
@@ -85,6 +105,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   var middleware: [(id: Int, middleware: Middleware<State>)] = []
   var taps: [Sink<ActionEvent<State>>] = []
   var nextMiddlewareID = 0
+  /// The state saved by `captureState()` (lane only).
+  var captured: State?
   /// Called when the store is deinitialized: ends the `values` streams of this store.
   let endOfStore = Guarded<[@Sendable () -> Void]>([])
 
@@ -222,12 +244,14 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
         let changed = group._withUnsafeGuaranteedRef { $0.check($0, state) }
         if changed { changedGroups.append(group.takeUnretainedValue()) }
       }
-      if changedGroups.isEmpty {
+      let hasReactors = !registry.reactors.isEmpty
+      if changedGroups.isEmpty, !hasReactors {
         if wholeChanged { fire(registry.wholes, with: state) }
         return
       }
-      let sources = changedGroups.count + (wholeChanged ? 1 : 0)
+      let sources = changedGroups.count + (wholeChanged ? 1 : 0) + (hasReactors ? 1 : 0)
       if wholeChanged { fired.append(contentsOf: registry.wholes) }
+      if hasReactors { fired.append(contentsOf: registry.reactors) }
       for group in changedGroups { fired.append(contentsOf: group.members) }
       changedGroups.removeAll(keepingCapacity: true)
       // Each source is in registration order already; merge them when there are several.
@@ -267,6 +291,35 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       extras.wrappingSubtract(before - taps.count, ordering: .relaxed)
       lane.rebuildRouting()
     }
+  }
+
+  override var catchAllSlot: Int? { table.hasCatchAll ? -1 : nil }
+
+  override func stage(in transaction: Transaction) -> AnyStaged { transaction.stage(self) }
+
+  /// Publishes a committed transaction's state: taps and `before` middleware first (lane only).
+  func publish(_ new: State, before: State, event: TransactionCommitted) {
+    for tap in taps where !tap.gate.isCancelled {
+      tap.send(ActionEvent(action: event, stateBefore: before))
+    }
+    for entry in middleware { entry.middleware.before?(event, before) }
+    roundBoundary = registry.nextOrderPeek
+    if needsOld { pendingOld = before }
+    lock.withLock { current = new }
+  }
+
+  /// After every store of a transaction was published: `after` middleware, then observers.
+  func finishPublish(before: State, event: TransactionCommitted) {
+    let after = current
+    for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
+    if hasObservers { notify() }
+  }
+
+  override func snapshot() -> Any? { isEqual == nil ? nil : current }
+
+  override func differs(from snapshot: Any?) -> Bool {
+    guard let isEqual, let old = snapshot as? State else { return true }
+    return !isEqual(old, current)
   }
 
   override func removeMiddleware(id: Int) {

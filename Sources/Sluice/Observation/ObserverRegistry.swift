@@ -130,6 +130,8 @@ final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, 
 @usableFromInline
 struct ObserverRegistry<State> {
   @usableFromInline var wholes: [AnyObserver<State>] = []
+  /// Reactors: called on every committed step; they check their own queries.
+  @usableFromInline var reactors: [AnyObserver<State>] = []
   /// The groups, owned here; ``groupRefs`` names the same groups without reference counting,
   /// for the per-action loop.
   @usableFromInline var groups: [AnyPathGroup<State>] = [] {
@@ -141,10 +143,12 @@ struct ObserverRegistry<State> {
 
   @usableFromInline init() {}
 
-  @inlinable var isEmpty: Bool { wholes.isEmpty && groups.isEmpty }
+  @inlinable var isEmpty: Bool { wholes.isEmpty && groups.isEmpty && reactors.isEmpty }
 
   /// The number of observers registered (sweep first to leave out the dead ones).
-  var count: Int { wholes.count + groups.reduce(0) { $0 + $1.members.count } }
+  var count: Int {
+    wholes.count + reactors.count + groups.reduce(0) { $0 + $1.members.count }
+  }
 
   /// The rank the next observer will get.
   @inlinable var nextOrderPeek: Int { nextOrder }
@@ -158,6 +162,7 @@ struct ObserverRegistry<State> {
   /// observers.
   mutating func sweep() {
     wholes.removeAll { $0.isDead }
+    reactors.removeAll { $0.isDead }
     for group in groups { group.members.removeAll { $0.isDead } }
     if groups.contains(where: { $0.members.isEmpty }) {
       groups.removeAll { $0.members.isEmpty }

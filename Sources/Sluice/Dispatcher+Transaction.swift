@@ -1,0 +1,76 @@
+extension Dispatcher {
+  /// Runs `body` as one transaction on the lane and commits it, unless it aborts or throws.
+  ///
+  /// The whole transaction is one lane step: no action interleaves. On commit every touched
+  /// store notifies once, with `old` its state before the transaction. On ``Transaction/abort()``
+  /// or any error, every store keeps its state and nothing is notified.
+  ///
+  /// Called from code running on the lane, or while the lane is paused, the transaction is
+  /// queued and this returns ``TransactionOutcome/queued``.
+  ///
+  /// ```swift
+  /// let outcome = dispatcher.transaction("checkout") { tx in
+  ///   try tx.update(cart) { $0.items.removeAll() }
+  ///   try tx.update(orders) { $0.placed.append(order) }
+  /// }
+  /// ```
+  @discardableResult
+  public func transaction(
+    _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,
+    _ body: @escaping @Sendable (Transaction) throws -> Void
+  ) -> TransactionOutcome {
+    let outcome = Guarded<TransactionOutcome?>(nil)
+    let lane = self.lane
+    lane.perform(.change) {
+      let result = lane.runTransaction(label: label, body)
+      outcome.withLock { $0 = result }
+    }
+    return outcome.withLock { $0 } ?? .queued
+  }
+
+  /// Runs `body` as one transaction on the lane, without blocking a thread; resumes once it
+  /// committed or was abandoned. See ``transaction(_:file:line:_:)``.
+  @discardableResult
+  public func transaction(
+    _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,
+    _ body: @escaping @Sendable (Transaction) throws -> Void
+  ) async -> TransactionOutcome {
+    let outcome = Guarded<TransactionOutcome?>(nil)
+    let lane = self.lane
+    await lane.performAsync(.change) {
+      let result = lane.runTransaction(label: label, body)
+      outcome.withLock { $0 = result }
+    }
+    return outcome.withLock { $0 } ?? .queued
+  }
+}
+
+extension Lane {
+  /// Runs a transaction on the lane (lane only).
+  func runTransaction(
+    label: String, _ body: @Sendable (Transaction) throws -> Void
+  ) -> TransactionOutcome {
+    let transaction = Transaction(label: label, lane: self)
+    do {
+      try body(transaction)
+    } catch TransactionError.aborted {
+      return .aborted
+    } catch {
+      if case TransactionError.foreignStore = error {
+        reporter.report(
+          ReportedIssue(
+            kind: .foreignStoreInTransaction,
+            message: "the transaction '\(label)' touched a store on another dispatcher; it was "
+              + "abandoned.",
+            fileID: #fileID, line: #line))
+      }
+      return .failed(error)
+    }
+    let staged = transaction.order
+    guard !staged.isEmpty else { return .committed }
+    let event = TransactionCommitted(label: label, storeCount: staged.count)
+    for store in staged { store.publish(event) }
+    for store in staged { store.finish(event) }
+    return .committed
+  }
+}

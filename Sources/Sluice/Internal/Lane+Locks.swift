@@ -1,0 +1,43 @@
+extension Lane {
+  /// Holds the lane for `lock`.
+  func pause(_ lock: Lock) {
+    self.lock.withLock {
+      pauseCount += 1
+      locks[ObjectIdentifier(lock)] = WeakLock(lock: lock)
+      word.bitwiseOr(Lane.paused, ordering: .relaxed)
+    }
+  }
+
+  /// Lets go of the hold of the lock with this identity; when it was the last, replays the
+  /// queue.
+  func unpause(_ id: ObjectIdentifier) {
+    let resume: Bool = lock.withLock {
+      guard locks.removeValue(forKey: id) != nil else { return false }
+      pauseCount -= 1
+      guard pauseCount == 0 else { return false }
+      word.bitwiseAnd(~Lane.paused, ordering: .relaxed)
+      return !queue.isEmpty
+    }
+    guard resume else { return }
+    if claimOrFlag() {
+      beginDrain()
+      finishDrain()
+    }
+  }
+
+  /// The locks held now.
+  var heldLocks: [Lock] { lock.withLock { locks.values.compactMap(\.lock) } }
+
+  /// Processes an exclusive action with `lock` as the current lock (so the reactions it causes
+  /// can take it); releases the lock afterwards when it autoreleases and no store changed.
+  func processExclusive(_ action: any Action, under lock: Lock) {
+    let actionType = type(of: action)
+    let cores = routeCores(for: ObjectIdentifier(actionType))
+    let before = cores.map { $0.snapshot() }
+    currentLock = lock
+    process(action, type: actionType)
+    currentLock = nil
+    let changed = zip(cores, before).contains { core, snapshot in core.differs(from: snapshot) }
+    if lock.autoreleases, !changed { lock.release() }
+  }
+}

@@ -1,0 +1,158 @@
+/// The observer behind `store.react`: called on every committed step of its store, it checks
+/// its queries (learned when it was attached) and calls the handler when one changed.
+final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
+  // @unchecked Sendable: everything mutable is touched on the lane only.
+  weak var store: Store<State>?
+  private let lane: Lane
+  /// Calls the user's handler; returns `false` when its owner is gone.
+  private let handler: @Sendable (Reaction<State>) -> Bool
+  private var queries: [AnyKeyPath: AnyPathGroup<State>] = [:]
+  private var changedPaths: Set<AnyKeyPath> = []
+  private var ignoredPaths: Set<AnyKeyPath> = []
+  private var dotted: [String: DottedQuery] = [:]
+  /// Dotted paths that named nothing when first asked: reported once, then ignored.
+  private var unknownDotted: Set<String> = []
+  private var tree: StateValue?
+
+  struct DottedQuery {
+    var last: StateValue
+    var change: (old: StateValue, new: StateValue)?
+  }
+
+  init(
+    order: Int, store: Store<State>, gate: Gate, ownerGone: (@Sendable () -> Bool)?,
+    handler: @escaping @Sendable (Reaction<State>) -> Bool
+  ) {
+    self.store = store
+    lane = store.core.lane
+    self.handler = handler
+    super.init(order: order, gate: gate, ownerGone: ownerGone)
+  }
+
+  private var hasQueries: Bool { !queries.isEmpty || !dotted.isEmpty || !ignoredPaths.isEmpty }
+
+  /// Calls the handler once in discovery mode, to learn its queries (lane only).
+  func discover(_ state: UnsafePointer<State>) {
+    let reaction = Reaction(reactor: self, state: state, lock: nil, isDiscovery: true)
+    var alive = true
+    _ = gate.run { alive = handler(reaction) }
+    if !alive { gate.cancel() }
+  }
+
+  override func fire(_ state: UnsafePointer<State>) {
+    changedPaths.removeAll(keepingCapacity: true)
+    var changed = false
+    for (path, group) in queries where group.check(group, state) {
+      changedPaths.insert(path)
+      changed = true
+    }
+    if !dotted.isEmpty, let tree = encode(state) {
+      self.tree = tree
+      for (path, var query) in dotted {
+        let value = tree[path: path]
+        if value != query.last {
+          query.change = (query.last, value)
+          query.last = value
+          changed = true
+        } else {
+          query.change = nil
+        }
+        dotted[path] = query
+      }
+    }
+    // A reactor without queries hears about every committed step.
+    guard changed || !hasQueries else { return }
+    let reaction = Reaction(reactor: self, state: state, lock: lane.currentLock, isDiscovery: false)
+    var alive = true
+    _ = gate.run { alive = handler(reaction) }
+    if !alive { gate.cancel() }
+    tree = nil
+  }
+
+  // MARK: - Queries
+
+  /// The change at `path` in this step, if any; registers the query when it is new.
+  func change<Value: Equatable & Sendable>(
+    at path: KeyPath<State, Value>, in state: UnsafePointer<State>?, discovering: Bool
+  ) -> Change<Value>? {
+    if let group = queries[path] {
+      guard !discovering, changedPaths.contains(path) else { return nil }
+      return (group as? PathGroup<State, Value>)?.cell.change
+    }
+    guard !ignoredPaths.contains(path), let state else { return nil }
+    if Self.isInternal(path) {
+      ignoredPaths.insert(path)
+      return nil
+    }
+    queries[path] = PathGroup(path: path, current: state.pointee[keyPath: path])
+    return nil
+  }
+
+  /// The change at a dotted path in this step, if any; registers the query when it is new.
+  func dynamicChange(
+    at path: String, discovering: Bool, file: StaticString, line: UInt
+  ) -> DynamicChange? {
+    if let query = dotted[path] {
+      guard !discovering, let change = query.change, let store else { return nil }
+      return DynamicChange(path: path, store: store, old: change.old, new: change.new)
+    }
+    // `_` properties never report changes; the encoder leaves them out.
+    if unknownDotted.contains(path) { return nil }
+    if path.split(separator: ".").contains(where: { $0.hasPrefix("_") }) { return nil }
+    guard let store else { return nil }
+    let current = withUnsafePointer(to: store.core.current) { encode($0) }
+    guard let current else { return nil }
+    guard current.contains(path: path) else {
+      unknownDotted.insert(path)
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .unknownPath,
+          message: "the dotted path '\(path)' names nothing in Store<\(State.self)>'s state; "
+            + "the query is ignored.",
+          fileID: "\(file)", line: line))
+      return nil
+    }
+    dotted[path] = DottedQuery(last: current[path: path], change: nil)
+    return nil
+  }
+
+  private func encode(_ state: UnsafePointer<State>) -> StateValue? {
+    if let tree { return tree }
+    guard let encodable = state.pointee as? any Encodable else {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .unencodableState,
+          message: "dotted-path reactions need an Encodable state; Store<\(State.self)>'s is not.",
+          fileID: #fileID, line: #line))
+      return nil
+    }
+    do {
+      return try StateValueEncoder(skipsUnderscoredKeys: true).encode(encodable)
+    } catch {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .unencodableState,
+          message: "Store<\(State.self)>'s state could not be encoded for a dotted-path "
+            + "reaction: \(error)",
+          fileID: #fileID, line: #line))
+      return nil
+    }
+  }
+
+  /// Whether a key path goes through a property whose name starts with `_`.
+  private static func isInternal(_ path: AnyKeyPath) -> Bool {
+    "\(path)".split(separator: ".").dropFirst().contains { $0.hasPrefix("_") }
+  }
+}
+
+extension StateValue {
+  /// Whether every segment of the dotted path names something.
+  func contains(path: String) -> Bool {
+    var value = self
+    for segment in path.split(separator: ".", omittingEmptySubsequences: false) {
+      guard let child = value.child(String(segment)) else { return false }
+      value = child
+    }
+    return true
+  }
+}

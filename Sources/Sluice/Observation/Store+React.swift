@@ -1,0 +1,56 @@
+extension Store {
+  /// Calls `handler` once per committed change of this store, with a ``Reaction`` to query
+  /// (Flask's reactors).
+  ///
+  /// ```swift
+  /// let subscription = store.react { reaction in
+  ///   reaction.on(\.counter) { change in print(change.new) }
+  /// }
+  /// ```
+  ///
+  /// `handler` is called once when the reactor is attached, to learn its queries (the bodies of
+  /// `on` are not called then); afterwards only when a queried value changed (or, with no
+  /// queries, on every committed step). It runs on the lane, in registration order with the
+  /// other observers.
+  public func react(_ handler: @escaping @Sendable (Reaction<State>) -> Void) -> Subscription {
+    addReactor(ownerGone: nil) { reaction in
+      handler(reaction)
+      return true
+    }
+  }
+
+  /// Like ``react(_:)``, for as long as `owner` lives: the store holds `owner` weakly and
+  /// detaches the reactor once `owner` is gone. Dropping the returned subscription does not
+  /// detach it.
+  @discardableResult
+  public func react<Owner: AnyObject & Sendable>(
+    owner: Owner, _ handler: @escaping @Sendable (Owner, Reaction<State>) -> Void
+  ) -> Subscription {
+    addReactor(ownerGone: { [weak owner] in owner == nil }) { [weak owner] reaction in
+      guard let owner else { return false }
+      handler(owner, reaction)
+      return true
+    }
+  }
+
+  func addReactor(
+    ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (Reaction<State>) -> Bool
+  ) -> Subscription {
+    let core = self.core
+    let gate = Gate()
+    core.lane.perform {
+      guard !gate.isCancelled else { return }
+      let reactor = Reactor(
+        order: core.registry.takeOrder(), store: self, gate: gate, ownerGone: ownerGone,
+        handler: handler)
+      withUnsafePointer(to: &core.current) { reactor.discover($0) }
+      core.registry.reactors.append(reactor)
+      core.registryChanged()
+    }
+    return Subscription(cancelsOnDeinit: ownerGone == nil) {
+      [lane = core.lane, coreID = ObjectIdentifier(core)] in
+      gate.cancel()
+      lane.performLater { lane.core(coreID)?.sweepObservers() }
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/// Changes to one or several stores of a lane, applied as one step: nothing interleaves, every
+/// touched store notifies once (with `old` = its state before the transaction), and an abort
+/// or an error leaves every store exactly as it was, with nothing notified.
+///
+/// You get a transaction from ``Dispatcher/transaction(_:file:line:_:)``; it is valid only
+/// inside that closure, which runs on the lane:
+///
+/// ```swift
+/// dispatcher.transaction("login") { tx in
+///   tx.update(session) { $0.user = user }
+///   tx.dispatch(CartRestored(items: saved))    // reduced into the staged states
+///   if tx.state(of: session).user == nil { try tx.abort() }
+/// }
+/// ```
+///
+/// The stores are changed on staged copies; readers of `store.state` on other threads keep
+/// seeing the states before the transaction until it commits. Middleware and `onAction` taps
+/// see a committed transaction as one ``TransactionCommitted`` action.
+public final class Transaction: @unchecked Sendable {
+  // @unchecked Sendable: used only on the lane, inside the transaction's closure.
+  /// The transaction's name, for middleware, taps and reports.
+  public let label: String
+  let lane: Lane
+  private var staged: [ObjectIdentifier: AnyStaged] = [:]
+  private(set) var order: [AnyStaged] = []
+
+  init(label: String, lane: Lane) {
+    self.label = label
+    self.lane = lane
+  }
+
+  /// The number of stores the transaction changed so far.
+  public var touchedStoreCount: Int { order.count }
+
+  /// Changes a store's staged state directly (Flask's mixers, `mix…with…react`).
+  ///
+  /// - Throws: What `body` throws, or ``TransactionError/foreignStore`` when the store is on
+  ///   another dispatcher; either aborts the transaction.
+  public func update<S>(_ store: Store<S>, _ body: (inout S) throws -> Void) throws {
+    guard store.core.lane === lane else { throw TransactionError.foreignStore }
+    try stage(store.core).update(body)
+  }
+
+  /// Reduces an action into the staged states of every store on the lane that handles it.
+  ///
+  /// Middleware and taps do not see the action itself; they see the committed transaction.
+  public func dispatch(_ action: some Action) {
+    for core in lane.routeCores(for: ObjectIdentifier(type(of: action))) {
+      guard let slot = core.slot(for: ObjectIdentifier(type(of: action))) ?? core.catchAllSlot
+      else { continue }
+      core.stage(in: self).reduce(action, slot: slot)
+    }
+  }
+
+  /// A store's state as the transaction sees it: staged when changed, current otherwise.
+  public func state<S>(of store: Store<S>) -> S {
+    if let staged = staged[ObjectIdentifier(store.core)] as? Staged<S> { return staged.working }
+    return store.core.current
+  }
+
+  /// Abandons the transaction: every store keeps its state from before it, and nothing is
+  /// notified.
+  ///
+  /// - Throws: Always; let it propagate out of the transaction's closure.
+  public func abort() throws -> Never {
+    throw TransactionError.aborted
+  }
+
+  /// The staged copy of `core`, made on first use.
+  func stage<S>(_ core: StoreCore<S>) -> Staged<S> {
+    if let existing = staged[ObjectIdentifier(core)] as? Staged<S> { return existing }
+    let new = Staged(core: core)
+    staged[ObjectIdentifier(core)] = new
+    order.append(new)
+    return new
+  }
+}
+
+/// Why a transaction did not commit.
+public enum TransactionError: Error, Sendable, Hashable {
+  /// ``Transaction/abort()`` was called.
+  case aborted
+  /// The transaction touched a store on another dispatcher.
+  case foreignStore
+}
+
+/// What became of a transaction.
+public enum TransactionOutcome: Sendable {
+  /// Every change was applied and notified.
+  case committed
+  /// ``Transaction/abort()`` was called; nothing changed.
+  case aborted
+  /// The closure threw; nothing changed.
+  case failed(any Error)
+  /// The transaction was queued and will run later: the lane is paused, or the caller is code
+  /// running on the lane (which cannot wait for the lane without deadlocking).
+  case queued
+}
+
+/// The action middleware and `onAction` taps see for a committed transaction.
+public struct TransactionCommitted: Action {
+  /// The transaction's label.
+  public let label: String
+  /// How many stores it changed.
+  public let storeCount: Int
+}
+
+/// A store's state staged in a transaction.
+class AnyStaged: @unchecked Sendable {
+  // @unchecked Sendable: used only on the lane.
+  func reduce(_ action: any Action, slot: Int) {
+    preconditionFailure("internal inconsistency: AnyStaged.reduce is abstract")
+  }
+  /// Runs taps and `before` middleware, then publishes the staged state.
+  func publish(_ event: TransactionCommitted) {
+    preconditionFailure("internal inconsistency: AnyStaged.publish is abstract")
+  }
+  /// Runs `after` middleware and notifies observers.
+  func finish(_ event: TransactionCommitted) {
+    preconditionFailure("internal inconsistency: AnyStaged.finish is abstract")
+  }
+}
+
+final class Staged<State: Sendable>: AnyStaged, @unchecked Sendable {
+  let core: StoreCore<State>
+  let before: State
+  var working: State
+
+  init(core: StoreCore<State>) {
+    self.core = core
+    before = core.current
+    working = before
+  }
+
+  func update(_ body: (inout State) throws -> Void) rethrows { try body(&working) }
+
+  override func reduce(_ action: any Action, slot: Int) {
+    core.table.run(slot: slot, state: &working, action: action)
+  }
+
+  override func publish(_ event: TransactionCommitted) {
+    core.publish(working, before: before, event: event)
+  }
+
+  override func finish(_ event: TransactionCommitted) {
+    core.finishPublish(before: before, event: event)
+  }
+}
