@@ -27,12 +27,13 @@ extension Dispatcher {
     to stores: [AnyStore], owner: Owner, file: StaticString = #fileID, line: UInt = #line,
     _ handler: @escaping @Sendable (Owner, MultiReaction) -> Void
   ) -> Subscription {
-    attach(to: stores, ownerGone: { [weak owner] in owner == nil }, file: file, line: line) {
-      [weak owner] reaction in
-      guard let owner else { return false }
-      handler(owner, reaction)
-      return true
-    }
+    attach(
+      to: stores, ownerGone: { [weak owner] in owner == nil }, file: file, line: line,
+      handler: { [weak owner] reaction in
+        guard let owner else { return false }
+        handler(owner, reaction)
+        return true
+      })
   }
 
   private func attach(

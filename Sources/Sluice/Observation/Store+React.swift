@@ -26,11 +26,13 @@ extension Store {
   public func react<Owner: AnyObject & Sendable>(
     owner: Owner, _ handler: @escaping @Sendable (Owner, Reaction<State>) -> Void
   ) -> Subscription {
-    addReactor(ownerGone: { [weak owner] in owner == nil }) { [weak owner] reaction in
-      guard let owner else { return false }
-      handler(owner, reaction)
-      return true
-    }
+    addReactor(
+      ownerGone: { [weak owner] in owner == nil },
+      handler: { [weak owner] reaction in
+        guard let owner else { return false }
+        handler(owner, reaction)
+        return true
+      })
   }
 
   func addReactor(
