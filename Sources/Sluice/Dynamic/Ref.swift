@@ -5,8 +5,10 @@
 /// `Ref` holds it strongly or weakly, and two refs are equal when they point at the same object
 /// (or are both empty), so a key-path observer fires when the state starts pointing elsewhere.
 ///
-/// `Ref` is `Codable` so that a state holding one stays `Codable`: it encodes as nothing (a
-/// `null`) and decodes to an empty reference — an object is never persisted.
+/// `Ref` is `Codable` so that a state holding one stays `Codable`: as a property, it is left out
+/// of the encoding (the key is absent), and decodes to an empty reference whether the key is
+/// absent or not — an object is never persisted. Elsewhere (in an array, say) it encodes as
+/// `null`.
 ///
 /// ```swift
 /// struct Screen: Equatable, Codable {
@@ -70,10 +72,22 @@ extension Ref: Codable {
   /// Decodes an empty reference, whatever was encoded.
   public init(from decoder: any Decoder) throws { self = .empty }
 
-  /// Encodes nothing: an object is never persisted.
+  /// Encodes `null`: an object is never persisted.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encodeNil()
+  }
+}
+
+extension KeyedEncodingContainer {
+  /// Leaves a `Ref` property out of the encoding: its key is absent.
+  public mutating func encode<Object>(_ value: Ref<Object>, forKey key: Key) throws {}
+}
+
+extension KeyedDecodingContainer {
+  /// Decodes a `Ref` property as an empty reference, whether its key is present or not.
+  public func decode<Object>(_ type: Ref<Object>.Type, forKey key: Key) throws -> Ref<Object> {
+    .empty
   }
 }
 
