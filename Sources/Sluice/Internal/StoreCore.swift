@@ -299,10 +299,12 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   /// Publishes a committed transaction's state: taps and `before` middleware first (lane only).
   func publish(_ new: State, before: State, event: TransactionCommitted) {
-    for tap in taps where !tap.gate.isCancelled {
-      tap.send(ActionEvent(action: event, stateBefore: before))
+    if extras.load(ordering: .relaxed) > 0 {
+      for tap in taps where !tap.gate.isCancelled {
+        tap.send(ActionEvent(action: event, stateBefore: before))
+      }
+      for entry in middleware { entry.middleware.before?(event, before) }
     }
-    for entry in middleware { entry.middleware.before?(event, before) }
     roundBoundary = registry.nextOrderPeek
     if needsOld { pendingOld = before }
     lock.withLock { current = new }
@@ -310,8 +312,10 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   /// After every store of a transaction was published: `after` middleware, then observers.
   func finishPublish(before: State, event: TransactionCommitted) {
-    let after = current
-    for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
+    if !middleware.isEmpty {
+      let after = current
+      for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
+    }
     if hasObservers { notify() }
   }
 

@@ -6,9 +6,17 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   private let lane: Lane
   /// Calls the user's handler; returns `false` when its owner is gone.
   private let handler: @Sendable (Reaction<State>) -> Bool
-  private var queries: [AnyKeyPath: AnyPathGroup<State>] = [:]
-  private var changedPaths: Set<AnyKeyPath> = []
-  private var ignoredPaths: Set<AnyKeyPath> = []
+  /// The key-path queries in the order they were first asked. A reactor asks the same few
+  /// queries each time, with literal key paths (the same objects each time), so a linear scan
+  /// comparing identities first beats hashing key paths.
+  private var queries: [Query] = []
+  private var ignoredPaths: [AnyKeyPath] = []
+
+  struct Query {
+    let path: AnyKeyPath
+    let group: AnyPathGroup<State>
+    var changed = false
+  }
   private var dotted: [String: DottedQuery] = [:]
   /// Dotted paths that named nothing when first asked: reported once, then ignored.
   private var unknownDotted: Set<String> = []
@@ -40,11 +48,12 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   }
 
   override func fire(_ state: UnsafePointer<State>) {
-    changedPaths.removeAll(keepingCapacity: true)
     var changed = false
-    for (path, group) in queries where group.check(group, state) {
-      changedPaths.insert(path)
-      changed = true
+    for index in queries.indices {
+      let group = queries[index].group
+      let queryChanged = group.check(group, state)
+      queries[index].changed = queryChanged
+      if queryChanged { changed = true }
     }
     if !dotted.isEmpty, let tree = encode(state) {
       self.tree = tree
@@ -75,16 +84,19 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   func change<Value: Equatable & Sendable>(
     at path: KeyPath<State, Value>, in state: UnsafePointer<State>?, discovering: Bool
   ) -> Change<Value>? {
-    if let group = queries[path] {
-      guard !discovering, changedPaths.contains(path) else { return nil }
-      return (group as? PathGroup<State, Value>)?.cell.change
+    if let query = query(for: path) {
+      guard !discovering, query.changed else { return nil }
+      return (query.group as? PathGroup<State, Value>)?.cell.change
     }
-    guard !ignoredPaths.contains(path), let state else { return nil }
-    if Self.isInternal(path) {
-      ignoredPaths.insert(path)
+    guard !ignoredPaths.contains(where: { $0 === path || $0 == path }), let state else {
       return nil
     }
-    queries[path] = PathGroup(path: path, current: state.pointee[keyPath: path])
+    if Self.isInternal(path) {
+      ignoredPaths.append(path)
+      return nil
+    }
+    queries.append(
+      Query(path: path, group: PathGroup(path: path, current: state.pointee[keyPath: path])))
     return nil
   }
 
@@ -137,6 +149,11 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
           fileID: #fileID, line: #line))
       return nil
     }
+  }
+
+  private func query(for path: AnyKeyPath) -> Query? {
+    if let match = queries.first(where: { $0.path === path }) { return match }
+    return queries.first { $0.path == path }
   }
 
   /// Whether a key path goes through a property whose name starts with `_`.
