@@ -12,10 +12,17 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   private var queries: [Query] = []
   private var ignoredPaths: [AnyKeyPath] = []
 
-  struct Query {
+  /// A class, not a struct: this code is generic over `State` and not specialized, and reading
+  /// a generic struct out of an array there allocates a coroutine frame per access.
+  final class Query {
     let path: AnyKeyPath
     let group: AnyPathGroup<State>
     var changed = false
+
+    init(path: AnyKeyPath, group: AnyPathGroup<State>) {
+      self.path = path
+      self.group = group
+    }
   }
   private var dotted: [String: DottedQuery] = [:]
   /// Dotted paths that named nothing when first asked: reported once, then ignored.
@@ -49,11 +56,9 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
 
   override func fire(_ state: UnsafePointer<State>) {
     var changed = false
-    for index in queries.indices {
-      let group = queries[index].group
-      let queryChanged = group.check(group, state)
-      queries[index].changed = queryChanged
-      if queryChanged { changed = true }
+    for query in queries {
+      query.changed = query.group.check(query.group, state)
+      if query.changed { changed = true }
     }
     if !dotted.isEmpty, let tree = encode(state) {
       self.tree = tree
@@ -88,9 +93,8 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
       guard !discovering, query.changed else { return nil }
       return (query.group as? PathGroup<State, Value>)?.cell.change
     }
-    guard !ignoredPaths.contains(where: { $0 === path || $0 == path }), let state else {
-      return nil
-    }
+    for ignored in ignoredPaths where ignored === path || ignored == path { return nil }
+    guard let state else { return nil }
     if Self.isInternal(path) {
       ignoredPaths.append(path)
       return nil
@@ -152,8 +156,9 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   }
 
   private func query(for path: AnyKeyPath) -> Query? {
-    if let match = queries.first(where: { $0.path === path }) { return match }
-    return queries.first { $0.path == path }
+    for query in queries where query.path === path { return query }
+    for query in queries where query.path == path { return query }
+    return nil
   }
 
   /// Whether a key path goes through a property whose name starts with `_`.
