@@ -75,13 +75,14 @@ public final class Lock: Sendable {
     DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
       [weak self] in
       guard let self, !self.isReleased else { return }
-      self.release()
+      // Reported first, so the report comes before the replay the release causes.
       reporter.report(
         ReportedIssue(
           kind: .lockTimedOut,
           message: "the lock '\(label)' was held longer than its timeout (\(timeout)) and was "
             + "released; queued actions replay now.",
           fileID: "\(file)", line: line))
+      self.release()
     }
   }
 }

@@ -12,7 +12,8 @@
   import Musl
 #endif
 
-let allCases = DispatchCases.all + ObservationCases.all
+let allCases =
+  DispatchCases.all + ObservationCases.all + TransactionCases.all + ReactionCases.all
 let lockFloorName = "floor.lock"
 
 let options: Options

@@ -12,6 +12,9 @@
 /// ```
 ///
 /// Writing through a subscript creates the intermediate objects or arrays it needs.
+///
+/// Numbers compare by value: `.int(1) == .double(1.0)`, so a value that went through JSON (where
+/// `1.0` is written `1`) still equals the original.
 public enum StateValue: Sendable, Hashable {
   case null
   case bool(Bool)
@@ -34,7 +37,11 @@ public enum StateValue: Sendable, Hashable {
       var object: [String: StateValue]
       if case .object(let existing) = self { object = existing } else { object = [:] }
       self = .null  // Drop the reference so the dictionary is uniquely held while edited.
-      object[key] = newValue == .null ? nil : newValue
+      if newValue == .null {
+        object.removeValue(forKey: key)
+      } else {
+        object[key] = newValue
+      }
       self = .object(object)
     }
   }
@@ -109,6 +116,35 @@ public enum StateValue: Sendable, Hashable {
   /// The members, if this is an object.
   public var objectValue: [String: StateValue]? {
     if case .object(let value) = self { value } else { nil }
+  }
+}
+
+extension StateValue {
+  public static func == (lhs: StateValue, rhs: StateValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): true
+    case (.bool(let a), .bool(let b)): a == b
+    case (.int(let a), .int(let b)): a == b
+    case (.double(let a), .double(let b)): a == b
+    case (.int(let a), .double(let b)), (.double(let b), .int(let a)): Double(a) == b
+    case (.string(let a), .string(let b)): a == b
+    case (.array(let a), .array(let b)): a == b
+    case (.object(let a), .object(let b)): a == b
+    default: false
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let value): hasher.combine(value)
+    // Numbers hash as doubles, so equal integers and doubles hash alike.
+    case .int(let value): hasher.combine(Double(value))
+    case .double(let value): hasher.combine(value)
+    case .string(let value): hasher.combine(value)
+    case .array(let value): hasher.combine(value)
+    case .object(let value): hasher.combine(value)
+    }
   }
 }
 

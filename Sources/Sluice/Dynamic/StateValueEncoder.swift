@@ -24,6 +24,16 @@ public struct StateValueEncoder: Sendable {
     try root.store(value, options: self, codingPath: [])
     return root.resolved
   }
+
+  /// Encodes `value` and returns, beside the tree, the dotted paths of its *open* containers:
+  /// dictionaries and `StateValue`s, whose keys can appear later (`""` is the root).
+  func encodeMarkingOpen(_ value: some Encodable) throws -> (StateValue, Set<String>) {
+    let root = EncodingBox()
+    try root.store(value, options: self, codingPath: [])
+    var open: Set<String> = []
+    root.collectOpen(prefix: "", into: &open)
+    return (root.resolved, open)
+  }
 }
 
 /// A node of the tree being encoded: a finished value, or an object or array still being filled.
@@ -31,6 +41,20 @@ private final class EncodingBox {
   var value: StateValue = .null
   var object: [String: EncodingBox]?
   var array: [EncodingBox]?
+  /// A dictionary or a `StateValue`: keys may appear in it later.
+  var isOpen = false
+
+  func collectOpen(prefix: String, into open: inout Set<String>) {
+    if isOpen {
+      open.insert(prefix)
+      return
+    }
+    func join(_ segment: String) -> String { prefix.isEmpty ? segment : prefix + "." + segment }
+    for (key, child) in object ?? [:] { child.collectOpen(prefix: join(key), into: &open) }
+    for (index, child) in (array ?? []).enumerated() {
+      child.collectOpen(prefix: join(String(index)), into: &open)
+    }
+  }
 
   var resolved: StateValue {
     if let object { return .object(object.mapValues(\.resolved)) }
@@ -43,6 +67,7 @@ private final class EncodingBox {
   {
     if let primitive = StateValue(primitive: encodable) {
       value = primitive
+      if encodable is StateValue { isOpen = true }
     } else {
       try encodable.encode(
         to: TreeEncoder(box: self, options: options, codingPath: codingPath))
@@ -98,6 +123,8 @@ private struct TreeEncoder: Encoder {
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     if box.object == nil { box.object = [:] }
+    // `Dictionary` encodes through its private `_DictionaryCodingKey`: its keys are data.
+    if "\(Key.self)".contains("DictionaryCodingKey") { box.isOpen = true }
     return KeyedEncodingContainer(KeyedTreeContainer<Key>(encoder: self))
   }
 

@@ -34,10 +34,15 @@ extension Lane {
     let actionType = type(of: action)
     let cores = routeCores(for: ObjectIdentifier(actionType))
     let before = cores.map { $0.snapshot() }
+    for core in cores { core.reducedInStep = false }
     currentLock = lock
     process(action, type: actionType)
     currentLock = nil
-    let changed = zip(cores, before).contains { core, snapshot in core.differs(from: snapshot) }
+    // A store changed when it reduced the action (not dropped by middleware, not only on the
+    // route for its taps) and its state differs (or cannot be compared).
+    let changed = zip(cores, before).contains { core, snapshot in
+      core.reducedInStep && core.differs(from: snapshot)
+    }
     if lock.autoreleases, !changed { lock.release() }
   }
 }

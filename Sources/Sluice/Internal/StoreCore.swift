@@ -17,6 +17,9 @@ class AnyStoreCore: @unchecked Sendable {
   private let hasCatchAll: Bool
   /// Middleware and `onAction` taps: a store with any sees every action.
   @usableFromInline let extras = Atomic<Int>(0)
+  /// Whether the store ran a reducer in the current step; kept only for exclusive actions,
+  /// which reset it first (lane only).
+  @usableFromInline @exclusivity(unchecked) var reducedInStep = false
   /// Reduces an action (lane only); returns whether `notifyOp` must run after this step.
   @usableFromInline let reduceOp: (AnyStoreCore, any Action, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
@@ -183,6 +186,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   @inlinable
   func apply(slot: Int, action: any Action) {
+    reducedInStep = true
     lock.lock()
     reducingThread.store(ThreadContext.currentID, ordering: .relaxed)
     table.run(slot: slot, state: &current, action: action)

@@ -50,8 +50,11 @@ public final class Reaction<State: Sendable> {
   /// `Codable` state changed in this step.
   ///
   /// Nested structures, optionals (a `nil` reads as ``StateValue/null``; there is no `some`
-  /// segment), arrays by index and dictionaries with `String` keys are reachable. A path that
-  /// names nothing is reported as ``ReportedIssue/Kind/unknownPath`` and ignored, never a crash.
+  /// segment), arrays by index and dictionaries with `String` keys are reachable. A path may
+  /// name something that does not exist yet — a dictionary key, an array index past the end, a
+  /// field under a `nil` optional: it reads as `null` until it appears. A path that can never
+  /// name anything (a missing property of a struct, a step into a number or a string) is
+  /// reported once as ``ReportedIssue/Kind/unknownPath`` and ignored, never a crash.
   public func on(
     _ path: String, file: StaticString = #fileID, line: UInt = #line,
     _ body: (DynamicChange) -> Void

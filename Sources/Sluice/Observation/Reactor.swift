@@ -28,6 +28,8 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   /// Dotted paths that named nothing when first asked: reported once, then ignored.
   private var unknownDotted: Set<String> = []
   private var tree: StateValue?
+  /// Whether `.unencodableState` was reported already.
+  private var reportedUnencodable = false
 
   struct DottedQuery {
     var last: StateValue
@@ -55,6 +57,9 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   }
 
   override func fire(_ state: UnsafePointer<State>) {
+    // The encoded tree is valid for this step only.
+    tree = nil
+    defer { tree = nil }
     var changed = false
     for query in queries {
       query.changed = query.group.check(query.group, state)
@@ -80,7 +85,6 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     var alive = true
     _ = gate.run { alive = handler(reaction) }
     if !alive { gate.cancel() }
-    tree = nil
   }
 
   // MARK: - Queries
@@ -116,9 +120,14 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     if unknownDotted.contains(path) { return nil }
     if path.split(separator: ".").contains(where: { $0.hasPrefix("_") }) { return nil }
     guard let store else { return nil }
-    let current = withUnsafePointer(to: store.core.current) { encode($0) }
-    guard let current else { return nil }
-    guard current.contains(path: path) else {
+    guard let encodable = store.core.current as? any Encodable,
+      let (current, open) = try? StateValueEncoder(skipsUnderscoredKeys: true)
+        .encodeMarkingOpen(encodable)
+    else {
+      reportUnencodable()
+      return nil
+    }
+    guard current.mayContain(path: path, open: open) else {
       unknownDotted.insert(path)
       lane.reporter.report(
         ReportedIssue(
@@ -135,24 +144,27 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   private func encode(_ state: UnsafePointer<State>) -> StateValue? {
     if let tree { return tree }
     guard let encodable = state.pointee as? any Encodable else {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .unencodableState,
-          message: "dotted-path reactions need an Encodable state; Store<\(State.self)>'s is not.",
-          fileID: #fileID, line: #line))
+      reportUnencodable()
       return nil
     }
     do {
       return try StateValueEncoder(skipsUnderscoredKeys: true).encode(encodable)
     } catch {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .unencodableState,
-          message: "Store<\(State.self)>'s state could not be encoded for a dotted-path "
-            + "reaction: \(error)",
-          fileID: #fileID, line: #line))
+      reportUnencodable(error)
       return nil
     }
+  }
+
+  private func reportUnencodable(_ error: (any Error)? = nil) {
+    guard !reportedUnencodable else { return }
+    reportedUnencodable = true
+    let reason = error.map { " could not be encoded: \($0)" } ?? " is not Encodable"
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .unencodableState,
+        message: "dotted-path reactions need an encodable state; Store<\(State.self)>'s"
+          + reason + ".",
+        fileID: #fileID, line: #line))
   }
 
   private func query(for path: AnyKeyPath) -> Query? {
@@ -168,12 +180,22 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
 }
 
 extension StateValue {
-  /// Whether every segment of the dotted path names something.
-  func contains(path: String) -> Bool {
+  /// Whether the dotted path names something now, or may later: it goes through an open
+  /// container (a dictionary, a `StateValue`), a `nil` optional, or an array (which may grow).
+  /// A missing property of a struct, or a step into a number or a string, never will.
+  func mayContain(path: String, open: Set<String>) -> Bool {
     var value = self
+    var prefix = ""
     for segment in path.split(separator: ".", omittingEmptySubsequences: false) {
-      guard let child = value.child(String(segment)) else { return false }
+      if open.contains(prefix) { return true }
+      guard let child = value.child(String(segment)) else {
+        switch value {
+        case .null, .array: return true
+        default: return false
+        }
+      }
       value = child
+      prefix = prefix.isEmpty ? String(segment) : prefix + "." + segment
     }
     return true
   }
