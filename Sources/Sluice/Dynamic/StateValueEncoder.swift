@@ -10,6 +10,8 @@
 public struct StateValueEncoder: Sendable {
   /// Whether properties whose name starts with `_` are left out (they never report changes).
   public var skipsUnderscoredKeys: Bool
+  /// Whether to mark open containers (costs a type-name check per keyed container).
+  var marksOpenContainers = false
 
   /// Creates an encoder.
   public init(skipsUnderscoredKeys: Bool = false) {
@@ -28,8 +30,10 @@ public struct StateValueEncoder: Sendable {
   /// Encodes `value` and returns, beside the tree, the dotted paths of its *open* containers:
   /// dictionaries and `StateValue`s, whose keys can appear later (`""` is the root).
   func encodeMarkingOpen(_ value: some Encodable) throws -> (StateValue, Set<String>) {
+    var options = self
+    options.marksOpenContainers = true
     let root = EncodingBox()
-    try root.store(value, options: self, codingPath: [])
+    try root.store(value, options: options, codingPath: [])
     var open: Set<String> = []
     root.collectOpen(prefix: "", into: &open)
     return (root.resolved, open)
@@ -124,7 +128,9 @@ private struct TreeEncoder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     if box.object == nil { box.object = [:] }
     // `Dictionary` encodes through its private `_DictionaryCodingKey`: its keys are data.
-    if "\(Key.self)".contains("DictionaryCodingKey") { box.isOpen = true }
+    if options.marksOpenContainers, "\(Key.self)".contains("DictionaryCodingKey") {
+      box.isOpen = true
+    }
     return KeyedEncodingContainer(KeyedTreeContainer<Key>(encoder: self))
   }
 
