@@ -69,7 +69,7 @@ final class Lane: @unchecked Sendable {
   let drainerID = Atomic<UInt>(0)
   let routingVersion = Atomic<Int>(0)
   let lock = InternalLock()
-  private let workerQueue: DispatchQueue
+  let workerQueue: DispatchQueue
 
   // Guarded by `lock`.
   var queue = RingBuffer<Item>()
@@ -78,10 +78,10 @@ final class Lane: @unchecked Sendable {
   var bypass = RingBuffer<Item>()
   var pauseCount = 0
   var locks: [ObjectIdentifier: WeakLock] = [:]
-  private var nextSeq: UInt64 = 1
+  var nextSeq: UInt64 = 1
   /// The roots somebody waits for, by sequence number; a root leaves when its chain is done.
-  private var roots: [UInt64: RootProgress] = [:]
-  private var capacityWaiters: [CheckedContinuation<Void, Never>] = []
+  var roots: [UInt64: RootProgress] = [:]
+  var capacityWaiters: [CheckedContinuation<Void, Never>] = []
   var cores: [AnyStoreCore] = []
   /// Detached cores, alive until the drainer stopped using the routing that named them.
   var retired: [AnyStoreCore] = []
@@ -98,12 +98,12 @@ final class Lane: @unchecked Sendable {
   /// array's reference count.
   @exclusivity(unchecked) private var lastSingle: Route?
   @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
-  @exclusivity(unchecked) private(set) var currentDepth = 0
-  @exclusivity(unchecked) private var currentRoot: UInt64 = 0
+  @exclusivity(unchecked) var currentDepth = 0
+  @exclusivity(unchecked) var currentRoot: UInt64 = 0
   /// The lock of the exclusive action being processed, if any.
   @exclusivity(unchecked) var currentLock: Lock?
-  @exclusivity(unchecked) private var currentChain: ChainLink?
-  @exclusivity(unchecked) private var currentActionType: (any Action.Type)?
+  @exclusivity(unchecked) var currentChain: ChainLink?
+  @exclusivity(unchecked) var currentActionType: (any Action.Type)?
 
   init(configuration: Configuration) {
     self.configuration = configuration
@@ -211,7 +211,7 @@ final class Lane: @unchecked Sendable {
   // MARK: - Claiming and draining
 
   @inline(__always)
-  private func tryClaim() -> Bool {
+  func tryClaim() -> Bool {
     word.compareExchange(expected: 0, desired: Lane.draining, ordering: .acquiring).exchanged
   }
 
@@ -324,144 +324,6 @@ final class Lane: @unchecked Sendable {
     progress.continuation?.resume()
   }
 
-  // MARK: - Queueing
-
-  func submit(
-    _ payload: Payload, mode: DispatchMode, bypass: Bool, lock itemLock: Lock? = nil,
-    file: StaticString, line: UInt
-  ) {
-    if isCurrentThreadDraining {
-      return enqueueFromInside(payload, bypass: bypass, lock: itemLock, file: file, line: line)
-    }
-    switch mode {
-    case .async:
-      append(payload, completion: .none, bypass: bypass, lock: itemLock)
-      if claimOrFlag() {
-        workerQueue.async {
-          self.beginDrain()
-          self.finishDrain()
-        }
-      }
-    case .sync:
-      // A thread that holds another lane must not wait for this one: the holder of this lane
-      // could be waiting for that one. Such a call returns as soon as the item is queued.
-      // While the lane is paused, an action is queued and the call returns: the thread holding
-      // the lock could be this one.
-      let (seq, waits) = append(
-        payload, completion: ThreadContext.drainDepth == 0 ? .waiter : .none, bypass: bypass,
-        lock: itemLock)
-      if claimOrFlag() {
-        beginDrain()
-        finishDrain()
-      } else if waits {
-        // Returns once the action and every action it caused were processed (S2).
-        lock.lock()
-        while roots[seq] != nil { lock.wait() }
-        lock.unlock()
-      }
-    }
-  }
-
-  /// Queues an item from outside the lane; returns its sequence number and whether a waiting
-  /// caller may wait for it (not while the lane is paused, unless it bypasses the pause).
-  @discardableResult
-  func append(
-    _ payload: Payload, completion: Completion, bypass toBypass: Bool, lock itemLock: Lock? = nil
-  ) -> (seq: UInt64, waits: Bool) {
-    lock.lock()
-    let seq = nextSeq
-    nextSeq += 1
-    var root: UInt64 = 0
-    var waits = false
-    switch completion {
-    case .none: break
-    case .waiter:
-      if pauseCount == 0 || toBypass {
-        root = seq
-        waits = true
-        roots[seq] = RootProgress(outstanding: 1, continuation: nil)
-      }
-    case .resume(let continuation):
-      root = seq
-      roots[seq] = RootProgress(outstanding: 1, continuation: continuation)
-    }
-    let item = Item(payload: payload, seq: seq, depth: 0, chain: nil, lock: itemLock, root: root)
-    if toBypass {
-      bypass.append(item)
-      word.bitwiseOr(Lane.bypassPending, ordering: .relaxed)
-    } else {
-      queue.append(item)
-    }
-    lock.unlock()
-    return (seq, waits)
-  }
-
-  /// Queues an item dispatched by code running on the lane (a reducer, middleware, observer or
-  /// lane work): it runs after the current item, before the lane is let go.
-  private func enqueueFromInside(
-    _ payload: Payload, bypass toBypass: Bool = false, lock itemLock: Lock? = nil,
-    file: StaticString, line: UInt
-  ) {
-    var depth = currentDepth
-    var chain = currentChain
-    if case .action(let action) = payload {
-      if configuration.reentrancy == .reject {
-        reporter.report(
-          ReportedIssue(
-            kind: .reentrantDispatchRejected,
-            message:
-              "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
-              + "whose re-entrancy policy is .reject; the action was dropped.",
-            fileID: "\(file)", line: line))
-        return
-      }
-      depth += 1
-      chain = ChainLink(type: currentActionType, parent: currentChain)
-      if depth > configuration.maxChainDepth {
-        reporter.report(
-          ReportedIssue(
-            kind: .runawayActionChain,
-            message:
-              "an action chain on '\(configuration.label)' grew past maxChainDepth "
-              + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
-              + ChainLink.describe(chain, then: type(of: action)),
-            fileID: "\(file)", line: line))
-        return
-      }
-    }
-    lock.lock()
-    let seq = nextSeq
-    nextSeq += 1
-    // The new item belongs to the chain of the item being processed: its waiter waits for it too.
-    let root = currentRoot != 0 && roots[currentRoot] != nil ? currentRoot : 0
-    if root != 0 { roots[root]?.outstanding += 1 }
-    let item = Item(
-      payload: payload, seq: seq, depth: depth, chain: chain, lock: itemLock, root: root)
-    if toBypass {
-      bypass.append(item)
-      word.bitwiseOr(Lane.bypassPending, ordering: .relaxed)
-    } else {
-      queue.append(item)
-    }
-    lock.unlock()
-    word.bitwiseOr(Lane.pending, ordering: .releasing)
-  }
-
-  private func waitForCapacity(below bound: Int) async {
-    while lock.withLock({ queue.count >= bound }) {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        lock.lock()
-        if queue.count < bound {
-          lock.unlock()
-          continuation.resume()
-        } else {
-          capacityWaiters.append(continuation)
-          lock.unlock()
-        }
-      }
-    }
-  }
-
   // MARK: - Processing
 
   /// Reduces `action` into every store that handles it, then notifies the stores that changed.
@@ -518,32 +380,5 @@ final class Lane: @unchecked Sendable {
     lastRoutes = routes
     lastSingle = routes.count == 1 ? routes[0] : nil
     return routes
-  }
-}
-
-/// One link of an action chain: the action type that was being processed when the next action
-/// was dispatched from inside the lane.
-final class ChainLink: @unchecked Sendable {
-  // @unchecked Sendable: immutable.
-  let type: (any Action.Type)?
-  let parent: ChainLink?
-
-  init(type: (any Action.Type)?, parent: ChainLink?) {
-    self.type = type
-    self.parent = parent
-  }
-
-  /// "A → B → A → … → B (64 actions)": the first and last few types of the chain.
-  static func describe(_ chain: ChainLink?, then last: any Action.Type) -> String {
-    var names = ["\(last)"]
-    var link = chain
-    while let current = link {
-      names.append(current.type.map { "\($0)" } ?? "lane work")
-      link = current.parent
-    }
-    names.reverse()
-    let shown =
-      names.count <= 12 ? names : names.prefix(6) + ["…"] + names.suffix(6)
-    return shown.joined(separator: " → ") + " (\(names.count) actions)"
   }
 }
