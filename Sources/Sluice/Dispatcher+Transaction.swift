@@ -19,13 +19,8 @@ extension Dispatcher {
     _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,
     _ body: @escaping @Sendable (Transaction) throws -> Void
   ) -> TransactionOutcome {
-    let outcome = Guarded<TransactionOutcome?>(nil)
     let lane = self.lane
-    lane.perform(.change) {
-      let result = lane.runTransaction(label: label, body)
-      outcome.withLock { $0 = result }
-    }
-    return outcome.withLock { $0 } ?? .queued
+    return lane.performReturning(.change) { lane.runTransaction(label: label, body) } ?? .queued
   }
 
   /// Runs `body` as one transaction on the lane, without blocking a thread; resumes once it

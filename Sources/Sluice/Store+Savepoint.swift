@@ -39,8 +39,6 @@ extension Store {
   /// Whether a state is saved by ``captureState()``.
   public var hasCapturedState: Bool {
     let core = self.core
-    let captured = Guarded(false)
-    core.lane.perform { captured.withLock { $0 = core.captured != nil } }
-    return captured.withLock { $0 }
+    return core.lane.performReturning { core.captured != nil } ?? false
   }
 }

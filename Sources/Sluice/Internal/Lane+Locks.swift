@@ -18,11 +18,7 @@ extension Lane {
       word.bitwiseAnd(~Lane.paused, ordering: .relaxed)
       return !queue.isEmpty
     }
-    guard resume else { return }
-    if claimOrFlag() {
-      beginDrain()
-      finishDrain()
-    }
+    if resume { drainIfClaimed() }
   }
 
   /// The locks held now.

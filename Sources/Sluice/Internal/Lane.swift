@@ -140,12 +140,7 @@ final class Lane: @unchecked Sendable {
   }
 
   func send(_ action: any Action) async {
-    if tryClaim() {
-      beginDrain()
-      process(action, type: type(of: action))
-      finishDrain()
-      return
-    }
+    if runIfIdle({ process(action, type: type(of: action)) }) { return }
     if let bound = configuration.maxQueueDepth { await waitForCapacity(below: bound) }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       if isCurrentThreadDraining {
@@ -155,10 +150,7 @@ final class Lane: @unchecked Sendable {
         return
       }
       append(.action(action), completion: .resume(continuation), bypass: false)
-      if claimOrFlag() {
-        beginDrain()
-        finishDrain()
-      }
+      drainIfClaimed()
     }
   }
 
@@ -175,13 +167,22 @@ final class Lane: @unchecked Sendable {
   /// Runs `work` on the lane, as a synchronous dispatch would.
   func perform(_ kind: WorkKind = .query, _ work: @escaping @Sendable () -> Void) {
     if isCurrentThreadDraining, kind == .query { return work() }
-    if tryClaim() {
-      beginDrain()
-      work()
-      finishDrain()
-      return
-    }
+    if runIfIdle(work) { return }
     submit(.work(work), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
+  }
+
+  /// Runs `body` on the lane like ``perform(_:_:)`` and returns its result, or `nil` when the
+  /// work was queued instead of run (the caller holds another lane and this one is busy, or the
+  /// lane is paused and `kind` is `.change`).
+  func performReturning<T: Sendable>(
+    _ kind: WorkKind = .query, _ body: @escaping @Sendable () -> T
+  ) -> T? {
+    let result = Guarded<T?>(nil)
+    perform(kind) {
+      let value = body()
+      result.withLock { $0 = value }
+    }
+    return result.withLock { $0 }
   }
 
   /// Queues lane housekeeping (sweeps) to run after the current item; never waits, and is not
@@ -193,18 +194,10 @@ final class Lane: @unchecked Sendable {
   /// Runs `work` on the lane and resumes once it ran; never blocks a thread.
   func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
     if isCurrentThreadDraining, kind == .query { return work() }
-    if tryClaim() {
-      beginDrain()
-      work()
-      finishDrain()
-      return
-    }
+    if runIfIdle(work) { return }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       append(.work(work), completion: .resume(continuation), bypass: kind == .query)
-      if claimOrFlag() {
-        beginDrain()
-        finishDrain()
-      }
+      drainIfClaimed()
     }
   }
 
@@ -229,6 +222,25 @@ final class Lane: @unchecked Sendable {
         expected: current, desired: desired, ordering: .acquiringAndReleasing)
       if exchanged { return claims }
       current = original
+    }
+  }
+
+  /// Runs `body` on the lane when it is idle (one atomic claim, no queue); returns whether it
+  /// did.
+  @inline(__always)
+  func runIfIdle(_ body: () -> Void) -> Bool {
+    guard tryClaim() else { return false }
+    beginDrain()
+    body()
+    finishDrain()
+    return true
+  }
+
+  /// After an item was queued: drains the lane on this thread when that claimed it.
+  func drainIfClaimed() {
+    if claimOrFlag() {
+      beginDrain()
+      finishDrain()
     }
   }
 

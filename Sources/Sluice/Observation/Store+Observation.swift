@@ -142,12 +142,10 @@ extension Store {
   /// gone. Mostly useful in tests.
   public var observerCount: Int {
     let core = self.core
-    let count = Guarded(0)
-    core.lane.perform {
+    return core.lane.performReturning {
       core.sweep()
-      count.withLock { $0 = core.registry.count }
-    }
-    return count.withLock { $0 }
+      return core.registry.count
+    } ?? 0
   }
 
   // MARK: - Registration
@@ -210,7 +208,7 @@ extension Store {
   /// It holds the lane and the core's identity, not the core: a weak reference would give the
   /// core a side table and make every reference count on the dispatch path slow; a strong one
   /// would keep the store's state alive.
-  private func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
+  func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
     Subscription(cancelsOnDeinit: cancelsOnDeinit) {
       [lane = core.lane, coreID = ObjectIdentifier(core)] in
       gate.cancel()

@@ -49,10 +49,6 @@ extension Store {
       core.registry.reactors.append(reactor)
       core.registryChanged()
     }
-    return Subscription(cancelsOnDeinit: ownerGone == nil) {
-      [lane = core.lane, coreID = ObjectIdentifier(core)] in
-      gate.cancel()
-      lane.performLater { lane.core(coreID)?.sweepObservers() }
-    }
+    return subscription(for: gate, cancelsOnDeinit: ownerGone == nil)
   }
 }
