@@ -6,13 +6,21 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Sluice", targets: ["Sluice"]),
+    .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3")
   ],
   targets: [
     .target(name: "CSluiceSupport"),
     .target(name: "Sluice", dependencies: ["CSluiceSupport"]),
+    .target(
+      name: "SluiceTesting",
+      dependencies: ["Sluice", .product(name: "CustomDump", package: "swift-custom-dump")]),
     .executableTarget(name: "SluiceDemo", dependencies: ["Sluice"]),
-    .testTarget(name: "SluiceTests", dependencies: ["Sluice"]),
+    .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+    .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

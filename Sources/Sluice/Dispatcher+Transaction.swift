@@ -62,10 +62,12 @@ extension Lane {
       return .failed(error)
     }
     let staged = transaction.order
-    guard !staged.isEmpty else { return .committed }
-    let event = TransactionCommitted(label: label, storeCount: staged.count)
-    for store in staged { store.publish(event) }
-    for store in staged { store.finish(event) }
+    if !staged.isEmpty {
+      let event = TransactionCommitted(label: label, storeCount: staged.count)
+      for store in staged { store.publish(event) }
+      for store in staged { store.finish(event) }
+    }
+    for action in transaction.dispatched { finishStep(after: action) }
     return .committed
   }
 }

@@ -33,6 +33,8 @@ public final class Dispatcher: Sendable {
 
   @usableFromInline let lane: Lane
   let registry = Guarded<[ObjectIdentifier: AnyStore]>([:])
+  /// The effect groups added with ``addEffects(_:)``, removed when the dispatcher goes.
+  let effectGroups = Guarded<[ObjectIdentifier]>([])
 
   /// Creates a dispatcher.
   ///
@@ -61,6 +63,10 @@ public final class Dispatcher: Sendable {
   init(lane: Lane) {
     self.lane = lane
     lane.lock.withLock { lane.handle = self }
+  }
+
+  deinit {
+    for group in effectGroups.withLock({ $0 }) { lane.removeEffects(group: group) }
   }
 
   /// The lane's label.

@@ -35,6 +35,8 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let nothingCaptured = Kind("nothingCaptured")
     /// A state could not be encoded for a dotted-path query.
     public static let unencodableState = Kind("unencodableState")
+    /// `settle()` was called from inside one of the lane's own effects; it returned at once.
+    public static let settleInsideEffect = Kind("settleInsideEffect")
     /// A store was asked to wait for a store on another dispatcher.
     public static let foreignStore = Kind("foreignStore")
   }

@@ -29,10 +29,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   ///   - dispatcher: The lane to join; a private one when `nil`.
   ///   - reducer: How actions change the state.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  ///   - effects: Work started after actions are reduced (see ``Effects``); it lives as long
+  ///     as the store.
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = []
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
   ) {
     self.init(
       core: StoreCore(
@@ -40,6 +42,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
         isEqual: nil),
       middleware: middleware)
     core.lane.attach(core)
+    addInitialEffects(effects)
   }
 
   /// Creates a store whose whole-state observers are called only on real changes.
@@ -49,10 +52,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   ///   - dispatcher: The lane to join; a private one when `nil`.
   ///   - reducer: How actions change the state.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
+  ///   - effects: Work started after actions are reduced (see ``Effects``); it lives as long
+  ///     as the store.
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = []
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
   ) where State: Equatable {
     self.init(
       core: StoreCore(
@@ -60,6 +65,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
         isEqual: { $0 == $1 }),
       middleware: middleware)
     core.lane.attach(core)
+    addInitialEffects(effects)
   }
 
   /// Wraps a core that is not attached yet; the caller attaches it (from inlinable code, so the
@@ -87,6 +93,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
 
   deinit {
     core.lane.detach(core)
+    core.lane.effects.cancel(group: ObjectIdentifier(core))
     for end in core.endOfStore.withLock({ ends in
       defer { ends.removeAll() }
       return ends

@@ -23,6 +23,8 @@ public final class Transaction: @unchecked Sendable {
   let lane: Lane
   private var staged: [ObjectIdentifier: AnyStaged] = [:]
   private(set) var order: [AnyStaged] = []
+  /// The actions reduced, whose effects start when the transaction commits.
+  private(set) var dispatched: [any Action] = []
 
   init(label: String, lane: Lane) {
     self.label = label
@@ -44,8 +46,10 @@ public final class Transaction: @unchecked Sendable {
   /// Reduces an action into the staged states of every store on the lane that handles it.
   ///
   /// Middleware and taps do not see the action itself; they see the committed transaction.
+  /// Its effects start when the transaction commits.
   public func dispatch(_ action: some Action) {
-    for core in lane.routeCores(for: ObjectIdentifier(type(of: action))) {
+    dispatched.append(action)
+    for core in lane.routeCores(for: type(of: action)) {
       guard let slot = core.slot(for: ObjectIdentifier(type(of: action))) ?? core.catchAllSlot
       else { continue }
       core.stage(in: self).reduce(action, slot: slot)

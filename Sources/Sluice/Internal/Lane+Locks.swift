@@ -28,7 +28,7 @@ extension Lane {
   /// can take it); releases the lock afterwards when it autoreleases and no store changed.
   func processExclusive(_ action: any Action, under lock: Lock) {
     let actionType = type(of: action)
-    let cores = routeCores(for: ObjectIdentifier(actionType))
+    let cores = routeCores(for: actionType)
     let before = cores.map { $0.snapshot() }
     for core in cores { core.reducedInStep = false }
     currentLock = lock

@@ -15,6 +15,26 @@ struct Routing {
   var byType: [ObjectIdentifier: [Route]] = [:]
   /// The route of an action type no store handles by type: the stores that see every action.
   var everyAction: [Route] = []
+  /// The effects of each action type, in registration order.
+  var effects: [ObjectIdentifier: [EffectRegistration]] = [:]
+}
+
+/// Where one action type goes, and what runs after its reducers.
+struct TypeRoute {
+  let routes: [Route]
+  let extras: StepExtras?
+}
+
+/// What runs after the reducers of an action type: its effects, and the report of the error it
+/// carries.
+final class StepExtras {
+  let effects: [EffectRegistration]
+  let carriesErrors: Bool
+
+  init(effects: [EffectRegistration], carriesErrors: Bool) {
+    self.effects = effects
+    self.carriesErrors = carriesErrors
+  }
 }
 
 extension Lane {
@@ -39,6 +59,25 @@ extension Lane {
   /// The attached core with this identity, if any.
   func core(_ id: ObjectIdentifier) -> AnyStoreCore? {
     lock.withLock { cores.first { ObjectIdentifier($0) == id } }
+  }
+
+  /// Adds effect registrations to the routing table.
+  func addEffects(_ registrations: [EffectRegistration]) {
+    guard !registrations.isEmpty else { return }
+    lock.withLock {
+      effectRegistrations.append(contentsOf: registrations)
+      rebuildRoutingLocked()
+    }
+  }
+
+  /// Removes a group of effect registrations and cancels its runs in flight.
+  func removeEffects(group: ObjectIdentifier) {
+    lock.withLock {
+      let before = effectRegistrations.count
+      effectRegistrations.removeAll { $0.group == group }
+      if effectRegistrations.count != before { rebuildRoutingLocked() }
+    }
+    effects.cancel(group: group)
   }
 
   func rebuildRouting() {
@@ -105,6 +144,9 @@ extension Lane {
       }
     }
     table.everyAction = ordered.filter(\.receivesEveryAction).map { Route(core: $0, slot: -1) }
+    for registration in effectRegistrations {
+      table.effects[registration.actionType, default: []].append(registration)
+    }
     routing = table
     routingVersion.wrappingAdd(1, ordering: .releasing)
   }

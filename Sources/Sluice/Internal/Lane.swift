@@ -70,6 +70,10 @@ final class Lane: @unchecked Sendable {
   let routingVersion = Atomic<Int>(0)
   let lock = InternalLock()
   let workerQueue: DispatchQueue
+  /// The effects in flight on this lane.
+  let effects = EffectRuntime()
+  /// Every error reported on this lane.
+  let errors = ErrorChannel()
 
   // Guarded by `lock`.
   var queue = RingBuffer<Item>()
@@ -86,6 +90,7 @@ final class Lane: @unchecked Sendable {
   /// Detached cores, alive until the drainer stopped using the routing that named them.
   var retired: [AnyStoreCore] = []
   var orderEdges: [(store: ObjectIdentifier, after: ObjectIdentifier)] = []
+  var effectRegistrations: [EffectRegistration] = []
   var routing = Routing()
   weak var handle: Dispatcher?
 
@@ -97,6 +102,10 @@ final class Lane: @unchecked Sendable {
   /// `lastRoutes[0]` when it is the only route (the common case), read without touching the
   /// array's reference count.
   @exclusivity(unchecked) private var lastSingle: Route?
+  /// What runs after the reducers for `lastType` (effects, error reporting); `nil` for none.
+  @exclusivity(unchecked) private var lastExtras: StepExtras?
+  /// What each action type seen since the routing changed reaches.
+  @exclusivity(unchecked) private var typeRoutes: [ObjectIdentifier: TypeRoute] = [:]
   @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
   @exclusivity(unchecked) var currentDepth = 0
   @exclusivity(unchecked) var currentRoot: UInt64 = 0
@@ -338,7 +347,8 @@ final class Lane: @unchecked Sendable {
 
   // MARK: - Processing
 
-  /// Reduces `action` into every store that handles it, then notifies the stores that changed.
+  /// Reduces `action` into every store that handles it, notifies the stores that changed, then
+  /// starts the action's effects.
   @inline(__always)
   func process(_ action: any Action, type actionType: any Action.Type) {
     currentActionType = actionType
@@ -346,11 +356,13 @@ final class Lane: @unchecked Sendable {
     refreshRouting()
     if id == lastType, let route = lastSingle {
       if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
+      if let extras = lastExtras { finishStep(action, extras: extras, routes: lastRoutes) }
       return
     }
-    let routes = routes(for: id)
+    let routes = routes(for: id, type: actionType)
+    let extras = lastExtras
     switch routes.count {
-    case 0: return
+    case 0: break
     case 1:
       let route = routes[0]
       if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
@@ -362,6 +374,27 @@ final class Lane: @unchecked Sendable {
       for core in touched { core.notifyOp(core) }
       touched.removeAll(keepingCapacity: true)
     }
+    if let extras { finishStep(action, extras: extras, routes: routes) }
+  }
+
+  /// Reports the error an action carries and starts its effects (drainer only).
+  @inline(never)
+  private func finishStep(_ action: any Action, extras: StepExtras, routes: [Route]) {
+    if extras.carriesErrors, let error = (action as? any ErrorCarrying)?.error {
+      let event = ErrorEvent(
+        error: error, action: action, source: .action("\(type(of: action))"))
+      for route in routes where route.slot >= 0 { route.core.errors.receive(event) }
+      errors.receive(event)
+    }
+    for registration in extras.effects { effects.trigger(registration, action: action) }
+  }
+
+  /// Runs what follows the reducers of `action` when it was reduced elsewhere: in a
+  /// transaction that committed (drainer only).
+  func finishStep(after action: any Action) {
+    let actionType = type(of: action)
+    let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
+    if let extras = lastExtras { finishStep(action, extras: extras, routes: routes) }
   }
 
   /// Picks up a new routing table, if any, and frees the cores it no longer names.
@@ -376,21 +409,36 @@ final class Lane: @unchecked Sendable {
     lock.unlock()
     lastType = nil
     lastSingle = nil
+    lastExtras = nil
+    typeRoutes.removeAll()
     _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
   }
 
   /// The stores an action of `type` reaches (drainer only).
-  func routeCores(for type: ObjectIdentifier) -> [AnyStoreCore] {
+  func routeCores(for type: any Action.Type) -> [AnyStoreCore] {
     refreshRouting()
-    return routes(for: type).map(\.core)
+    return routes(for: ObjectIdentifier(type), type: type).map(\.core)
   }
 
-  private func routes(for type: ObjectIdentifier) -> [Route] {
-    if type == lastType { return lastRoutes }
-    let routes = cachedRouting.byType[type] ?? cachedRouting.everyAction
-    lastType = type
-    lastRoutes = routes
-    lastSingle = routes.count == 1 ? routes[0] : nil
-    return routes
+  private func routes(for id: ObjectIdentifier, type: any Action.Type) -> [Route] {
+    if id == lastType { return lastRoutes }
+    let route = typeRoutes[id] ?? classify(id, type: type)
+    lastType = id
+    lastRoutes = route.routes
+    lastSingle = route.routes.count == 1 ? route.routes[0] : nil
+    lastExtras = route.extras
+    return route.routes
+  }
+
+  /// Looks an action type up in the routing table, once per routing change.
+  private func classify(_ id: ObjectIdentifier, type: any Action.Type) -> TypeRoute {
+    let effects = cachedRouting.effects[id] ?? []
+    let carriesErrors = type is any ErrorCarrying.Type
+    let route = TypeRoute(
+      routes: cachedRouting.byType[id] ?? cachedRouting.everyAction,
+      extras: effects.isEmpty && !carriesErrors
+        ? nil : StepExtras(effects: effects, carriesErrors: carriesErrors))
+    typeRoutes[id] = route
+    return route
   }
 }

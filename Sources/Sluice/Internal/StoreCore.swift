@@ -13,6 +13,8 @@ import Synchronization
 class AnyStoreCore: @unchecked Sendable {
   // @unchecked Sendable: immutable, or atomic (`extras`).
   @usableFromInline let lane: Lane
+  /// The errors of this store's effects and commands, and of the actions it handles.
+  let errors = ErrorChannel()
   let handledTypes: [ObjectIdentifier]
   private let hasCatchAll: Bool
   /// Middleware and `onAction` taps: a store with any sees every action.
@@ -107,6 +109,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
   var middleware: [(id: Int, middleware: Middleware<State>)] = []
   var taps: [Sink<ActionEvent<State>>] = []
+  /// Step recorders (``Store/record(_:)``), called after each action with both states.
+  var recorders: [(id: Int, body: @Sendable (StepRecord<State>) -> Void)] = []
   var nextMiddlewareID = 0
   /// The state saved by `captureState()` (lane only).
   var captured: State?
@@ -194,7 +198,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     lock.unlock()
   }
 
-  /// The slow path, for stores with middleware or `onAction` taps.
+  /// The slow path, for stores with middleware, `onAction` taps or recorders.
   @usableFromInline
   func reduceWithExtras(_ original: any Action) -> Bool {
     roundBoundary = registry.nextOrderPeek
@@ -208,20 +212,31 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       switch intercept(action, before) {
       case .proceed: continue
       case .replace(let replacement): action = replacement
-      case .drop: return false
+      case .drop:
+        record(original, before: before, reduced: false)
+        return false
       }
     }
     // A store that does not handle the action runs neither hook, so every `before` has its
     // `after`.
     guard let slot = table.resolvedSlot(for: ObjectIdentifier(type(of: action))) else {
+      record(original, before: before, reduced: false)
       return false
     }
     for entry in middleware { entry.middleware.before?(action, before) }
     apply(slot: slot, action: action)
     let after = current
     for entry in middleware.reversed() { entry.middleware.after?(action, before, after) }
+    record(original, before: before, reduced: true)
     if needsOld { pendingOld = before }
     return hasObservers
+  }
+
+  /// Hands a step to the recorders, if any (lane only).
+  func record(_ action: any Action, before: State, reduced: Bool) {
+    guard !recorders.isEmpty else { return }
+    let step = StepRecord(action: action, before: before, after: current, reduced: reduced)
+    for recorder in recorders { recorder.body(step) }
   }
 
   /// Replaces the whole state on the lane and notifies, like an action would.
@@ -320,6 +335,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       let after = current
       for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
     }
+    record(event, before: before, reduced: true)
     if hasObservers { notify() }
   }
 
@@ -331,11 +347,25 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   }
 
   override func removeMiddleware(id: Int) {
-    guard let index = middleware.firstIndex(where: { $0.id == id }) else { return }
-    middleware.remove(at: index)
+    if let index = recorders.firstIndex(where: { $0.id == id }) {
+      recorders.remove(at: index)
+    } else if let index = middleware.firstIndex(where: { $0.id == id }) {
+      middleware.remove(at: index)
+    } else {
+      return
+    }
     extras.wrappingSubtract(1, ordering: .relaxed)
     lane.rebuildRouting()
   }
+}
+
+/// One action as a store saw it: the action, the state before and after, and whether the
+/// store reduced it (rather than not handling it, or its middleware dropping it).
+package struct StepRecord<State: Sendable>: Sendable {
+  package let action: any Action
+  package let before: State
+  package let after: State
+  package let reduced: Bool
 }
 
 /// What an `onAction` tap receives: the action and the state before it was reduced.

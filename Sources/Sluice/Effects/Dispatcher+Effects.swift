@@ -1,0 +1,73 @@
+extension Dispatcher {
+  /// Registers effects on the lane itself, for actions no single store owns; they live as long
+  /// as this dispatcher object (or until the subscription is cancelled; dropping it does not end
+  /// them). Their context's state is `()`: reach stores through `context.dispatcher`.
+  ///
+  /// ```swift
+  /// dispatcher.addEffects(
+  ///   Effects<Void>().on(LoggedOut.self) { _, context in
+  ///     try await api.revokeToken()
+  ///     context.dispatch(TokenRevoked())
+  ///   })
+  /// ```
+  @discardableResult
+  public func addEffects(_ effects: Effects<Void>) -> Subscription {
+    let group = EffectGroup()
+    let groupID = ObjectIdentifier(group)
+    let registrations = effects.registrations(
+      group: groupID, lane: lane, readState: {}, errors: ErrorSink(channels: [lane.errors]))
+    effectGroups.withLock { $0.append(groupID) }
+    lane.addEffects(registrations)
+    return Subscription(cancelsOnDeinit: false) { [lane] in
+      _ = group
+      lane.removeEffects(group: groupID)
+    }
+  }
+
+  /// Waits until no effect is in flight on this lane and everything they dispatched was
+  /// processed; returns at once when nothing runs.
+  ///
+  /// Effects that keep starting new effects (a poll loop) keep it waiting. Called from inside
+  /// one of this lane's effects, it would wait for itself: it reports a
+  /// ``ReportedIssue/Kind/settleInsideEffect`` issue and returns at once.
+  public func settle() async {
+    await lane.settle()
+  }
+
+  /// The number of effects and asynchronous commands in flight on this lane.
+  public var effectsInFlight: Int { lane.effects.inFlight }
+
+  /// Cancels the effects running under `id` on this lane.
+  public func cancelEffects(id: EffectID) {
+    lane.effects.cancel(id: id)
+  }
+
+  /// Cancels every effect and asynchronous command in flight on this lane.
+  public func cancelAllEffects() {
+    lane.effects.cancelAll()
+  }
+
+  /// Every error reported on this lane: by effects and commands of any store, and carried by
+  /// actions.
+  public var errors: ErrorChannel { lane.errors }
+}
+
+extension Lane {
+  func settle() async {
+    if EffectRuntime.current == ObjectIdentifier(effects) {
+      reporter.report(
+        ReportedIssue(
+          kind: .settleInsideEffect,
+          message: "settle() was called from inside one of the lane's own effects, where it "
+            + "would wait for itself; it returned at once.",
+          fileID: #fileID, line: #line))
+      return
+    }
+    while true {
+      await effects.waitUntilIdle()
+      // Everything queued so far — the effects' dispatches among it — runs before this.
+      await performAsync(.change) {}
+      if effects.inFlight == 0, queueDepth == 0 { return }
+    }
+  }
+}

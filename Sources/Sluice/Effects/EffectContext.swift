@@ -1,0 +1,62 @@
+/// What a running effect or asynchronous command can see and do: the store's current state,
+/// dispatching, and cooperative cancellation.
+///
+/// ```swift
+/// Effects<Search>()
+///   .on(QueryChanged.self, policy: .latest) { action, context in
+///     let items = try await api.search(action.text)   // cancelled when a newer query arrives
+///     guard context.state.query == action.text else { return }
+///     context.dispatch(ResultsLoaded(items: items))
+///   }
+/// ```
+///
+/// An effect runs outside the lane, as a Swift task; nothing it does can block the lane.
+/// Once the effect is cancelled, its ``dispatch(_:)`` and ``send(_:)`` calls are dropped, so a
+/// stale response never reaches the store.
+public struct EffectContext<State: Sendable>: Sendable {
+  let lane: Lane
+  let readState: @Sendable () -> State
+  let errors: ErrorSink
+  let source: ErrorEvent.Source
+  let trigger: (any Action)?
+
+  /// The store's state now (not when the effect started): read it again after each `await`.
+  ///
+  /// A dispatcher's effects have no store; their state is `()`. Reach stores through
+  /// ``dispatcher`` instead.
+  public var state: State { readState() }
+
+  /// The dispatcher whose lane the effect belongs to.
+  public var dispatcher: Dispatcher { lane.dispatcher }
+
+  /// Whether the effect was cancelled: by its policy, ``Dispatcher/cancelEffects(id:)``, or its
+  /// store or dispatcher going away.
+  public var isCancelled: Bool { Task.isCancelled }
+
+  /// Throws `CancellationError` when the effect was cancelled.
+  public func checkCancellation() throws {
+    try Task.checkCancellation()
+  }
+
+  /// Queues an action on the lane and returns at once; never blocks. Dropped when the effect
+  /// was cancelled.
+  public func dispatch<A: Action>(
+    _ action: A, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    guard !Task.isCancelled else { return }
+    lane.dispatch(action, type: A.self, mode: .async, file: file, line: line)
+  }
+
+  /// Dispatches an action and resumes once it was processed (with everything it caused).
+  /// Dropped when the effect was cancelled.
+  public func send(_ action: some Action) async {
+    guard !Task.isCancelled else { return }
+    await lane.send(action)
+  }
+
+  /// Reports an error on the store's and dispatcher's error channels without ending the effect
+  /// (an effect that throws reports its error the same way, and ends).
+  public func report(_ error: any Error) {
+    errors.report(ErrorEvent(error: error, action: trigger, source: source))
+  }
+}

@@ -1,0 +1,48 @@
+/// Names a group of effects, so that they can be cancelled together and share a policy.
+///
+/// Any `Hashable & Sendable` value works, and string literals convert:
+///
+/// ```swift
+/// enum SearchEffect: Hashable { case query }
+/// let effects = Effects<SearchState>()
+///   .on(QueryChanged.self, policy: .latest, id: EffectID(SearchEffect.query)) { action, context in
+///     context.dispatch(ResultsLoaded(items: try await api.search(action.text)))
+///   }
+///   .cancel("search", on: SearchClosed.self)
+/// ```
+///
+/// Ids are shared by every effect on a dispatcher: two registrations with the same id share
+/// "latest wins" and "drop while running", and ``Dispatcher/cancelEffects(id:)`` stops both.
+public struct EffectID: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+  let base: any Hashable & Sendable
+
+  /// Wraps a value.
+  public init(_ value: some Hashable & Sendable) {
+    base = value
+  }
+
+  /// Creates an id from a string literal.
+  public init(stringLiteral value: String) {
+    base = value
+  }
+
+  /// A new id, equal only to itself: the id of a registration that names none.
+  static func unique() -> EffectID { EffectID(UniqueToken()) }
+
+  public static func == (lhs: EffectID, rhs: EffectID) -> Bool {
+    AnyHashable(lhs.base) == AnyHashable(rhs.base)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    AnyHashable(base).hash(into: &hasher)
+  }
+
+  public var description: String { "\(base)" }
+}
+
+/// A value equal only to itself.
+private final class UniqueToken: Hashable, Sendable, CustomStringConvertible {
+  static func == (lhs: UniqueToken, rhs: UniqueToken) -> Bool { lhs === rhs }
+  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+  var description: String { "unnamed effect" }
+}

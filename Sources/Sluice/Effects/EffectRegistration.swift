@@ -1,0 +1,38 @@
+/// One effect, bound to its store (or dispatcher) and ready to run: what the lane finds in its
+/// routing table for an action type.
+final class EffectRegistration: Sendable {
+  enum Kind: Sendable {
+    /// Runs an operation under a policy.
+    case run(EffectPolicy)
+    /// Cancels the runs of an id.
+    case cancel
+  }
+
+  let actionType: ObjectIdentifier
+  let id: EffectID
+  let kind: Kind
+  /// The registrations added together (an `Effects` value), removed and cancelled together.
+  let group: ObjectIdentifier
+  let errors: ErrorSink
+  let source: ErrorEvent.Source
+  /// Makes the operation for one action (on the lane); `nil` when the action is not of the
+  /// registration's type.
+  let operation: @Sendable (any Action) -> (@Sendable () async throws -> Void)?
+
+  init(
+    actionType: ObjectIdentifier, id: EffectID, kind: Kind, group: ObjectIdentifier,
+    errors: ErrorSink, source: ErrorEvent.Source,
+    operation: @escaping @Sendable (any Action) -> (@Sendable () async throws -> Void)?
+  ) {
+    self.actionType = actionType
+    self.id = id
+    self.kind = kind
+    self.group = group
+    self.errors = errors
+    self.source = source
+    self.operation = operation
+  }
+}
+
+/// The identity of one group of registrations.
+final class EffectGroup: Sendable {}

@@ -1,0 +1,137 @@
+/// The effects in flight on one lane: it starts them as tasks under their policies, cancels
+/// them by id or group, and tells ``Dispatcher/settle()`` when none is left.
+final class EffectRuntime: @unchecked Sendable {
+  // @unchecked Sendable: every field is touched only under `lock`.
+  private struct Running {
+    let id: EffectID
+    let group: ObjectIdentifier?
+    var task: Task<Void, Never>?
+    var cancelled = false
+  }
+
+  private let lock = InternalLock()
+  private var running: [UInt64: Running] = [:]
+  private var nextToken: UInt64 = 1
+  private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+  private var started = 0
+
+  /// The runtime whose effect the current task runs, if any.
+  @TaskLocal static var current: ObjectIdentifier?
+
+  /// The number of effects started and not finished yet (cancelled ones count until they end).
+  var inFlight: Int { lock.withLock { running.count } }
+
+  /// The number of effects ever started.
+  var startedCount: Int { lock.withLock { started } }
+
+  /// Runs `registration` for `action` under its policy (on the lane).
+  func trigger(_ registration: EffectRegistration, action: any Action) {
+    switch registration.kind {
+    case .cancel:
+      cancel(id: registration.id)
+    case .run(let policy):
+      lock.lock()
+      switch policy.kind {
+      case .every: break
+      case .latest, .debounce: cancelLocked { $0.id == registration.id }
+      case .dropWhileRunning:
+        if running.values.contains(where: { $0.id == registration.id && !$0.cancelled }) {
+          return lock.unlock()
+        }
+      }
+      lock.unlock()
+      guard let operation = registration.operation(action) else { return }
+      let delay = policy.makeDelay?()
+      let body: @Sendable () async throws -> Void
+      if let delay {
+        body = {
+          try await delay()
+          try Task.checkCancellation()
+          try await operation()
+        }
+      } else {
+        body = operation
+      }
+      start(
+        id: registration.id, group: registration.group, errors: registration.errors,
+        source: registration.source, action: action, body)
+    }
+  }
+
+  /// Starts `body` as a task (from any thread); errors it throws go to `errors`, unless it was
+  /// cancelled.
+  @discardableResult
+  func start(
+    id: EffectID, group: ObjectIdentifier?, errors: ErrorSink, source: ErrorEvent.Source,
+    action: (any Action)?, _ body: @escaping @Sendable () async throws -> Void
+  ) -> EffectTask {
+    lock.lock()
+    let token = nextToken
+    nextToken += 1
+    started += 1
+    running[token] = Running(id: id, group: group)
+    // Made under the lock, so the task cannot finish before it is recorded.
+    let task = Task { [id = ObjectIdentifier(self)] in
+      do {
+        try await EffectRuntime.$current.withValue(id) { try await body() }
+      } catch is CancellationError {
+      } catch {
+        if !Task.isCancelled {
+          errors.report(ErrorEvent(error: error, action: action, source: source))
+        }
+      }
+      self.finish(token)
+    }
+    running[token]?.task = task
+    lock.unlock()
+    return EffectTask(task: task)
+  }
+
+  private func finish(_ token: UInt64) {
+    lock.lock()
+    running.removeValue(forKey: token)
+    var waiters: [CheckedContinuation<Void, Never>] = []
+    if running.isEmpty {
+      waiters = idleWaiters
+      idleWaiters.removeAll()
+    }
+    lock.unlock()
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Cancels the runs of `id`.
+  func cancel(id: EffectID) {
+    lock.withLock { cancelLocked { $0.id == id } }
+  }
+
+  /// Cancels the runs of a group.
+  func cancel(group: ObjectIdentifier) {
+    lock.withLock { cancelLocked { $0.group == group } }
+  }
+
+  /// Cancels every run.
+  func cancelAll() {
+    lock.withLock { cancelLocked { _ in true } }
+  }
+
+  private func cancelLocked(where matches: (Running) -> Bool) {
+    for (token, entry) in running where !entry.cancelled && matches(entry) {
+      entry.task?.cancel()
+      running[token]?.cancelled = true
+    }
+  }
+
+  /// Resumes once no effect is in flight.
+  func waitUntilIdle() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      lock.lock()
+      if running.isEmpty {
+        lock.unlock()
+        continuation.resume()
+        return
+      }
+      idleWaiters.append(continuation)
+      lock.unlock()
+    }
+  }
+}

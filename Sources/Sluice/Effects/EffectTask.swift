@@ -1,0 +1,21 @@
+/// A handle on one running effect or asynchronous command.
+///
+/// Dropping the handle does not cancel the work; the work is cancelled with its store or
+/// dispatcher, or by ``cancel()``.
+public struct EffectTask: Sendable {
+  let task: Task<Void, Never>
+
+  /// Cancels the work (cooperatively: it stops at its next cancellation check or `await` that
+  /// honours cancellation).
+  public func cancel() {
+    task.cancel()
+  }
+
+  /// Whether ``cancel()`` was called, or the work was cancelled otherwise.
+  public var isCancelled: Bool { task.isCancelled }
+
+  /// Resumes once the work finished (errors it threw were reported on the error channels).
+  public func finish() async {
+    await task.value
+  }
+}

@@ -1,0 +1,111 @@
+/// Side effects of actions (Mini-Swift's `StoreController`, RxStateFlow's commands, Redux
+/// Toolkit's listeners): asynchronous work started after an action was reduced, which may
+/// dispatch more actions.
+///
+/// Build them like a ``Reducer``, one action type at a time, and hand them to a store:
+///
+/// ```swift
+/// let effects = Effects<Counter>()
+///   .on(SetCounter.self, policy: .dropWhileRunning) { action, context in
+///     let value = try await api.save(action.counter)
+///     context.dispatch(SetCounterLoaded(counter: value))
+///   }
+/// let store = Store(initialState: Counter(), reducer: reducer, effects: effects)
+/// store.dispatch(SetCounter(counter: 3))
+/// await store.settle()   // the effect ran, and SetCounterLoaded was reduced
+/// ```
+///
+/// ## Semantics
+/// - An effect runs for every action of its type dispatched on the store's lane, after every
+///   store reduced the action and synchronous observers ran — as a Swift task, outside the
+///   lane, so it never blocks dispatching. Actions reduced inside a committed transaction start
+///   their effects when it commits; an aborted transaction starts none.
+/// - Its ``EffectPolicy`` decides what happens when the action arrives again while a run is in
+///   flight: run again, cancel the old run, ignore the new action, or debounce.
+/// - Effects are cancelled when their store (or dispatcher) is deinitialized, when the
+///   subscription of ``Store/addEffects(_:)`` is cancelled, by id, and by an action
+///   (``cancel(_:on:)``). Cancellation is cooperative: the task is cancelled, and whatever it
+///   dispatches afterwards is dropped.
+/// - An effect that throws reports the error on its store's and dispatcher's ``ErrorChannel``;
+///   nothing is re-dispatched.
+/// - ``Dispatcher/settle()`` waits until no effect is in flight and everything they dispatched
+///   was processed.
+public struct Effects<State: Sendable>: Sendable {
+  struct Spec: Sendable {
+    let actionType: ObjectIdentifier
+    let actionName: String
+    let id: EffectID?
+    let kind: EffectRegistration.Kind
+    let operation:
+      @Sendable (any Action, EffectContext<State>) -> (@Sendable () async throws -> Void)?
+  }
+
+  var specs: [Spec] = []
+
+  /// Creates an empty set of effects.
+  public init() {}
+
+  /// The number of registrations.
+  public var count: Int { specs.count }
+
+  /// Adds an effect for actions of type `A`.
+  ///
+  /// - Parameters:
+  ///   - type: The action type that starts the effect.
+  ///   - policy: What to do when the action arrives while a run is in flight.
+  ///   - id: Names the runs, to cancel them with ``Dispatcher/cancelEffects(id:)`` or
+  ///     ``cancel(_:on:)``, or to share a policy between registrations; each registration
+  ///     has its own id when `nil`.
+  ///   - body: The work; it gets the action and an ``EffectContext``.
+  public func on<A: Action>(
+    _ type: A.Type, policy: EffectPolicy = .every, id: EffectID? = nil,
+    _ body: @escaping @Sendable (A, EffectContext<State>) async throws -> Void
+  ) -> Effects {
+    var copy = self
+    copy.specs.append(
+      Spec(
+        actionType: ObjectIdentifier(A.self), actionName: "\(A.self)", id: id,
+        kind: .run(policy)
+      ) { action, context in
+        guard let typed = action as? A else { return nil }
+        return { try await body(typed, context) }
+      })
+    return copy
+  }
+
+  /// Cancels the runs of `id` whenever an action of type `A` is dispatched.
+  public func cancel<A: Action>(_ id: EffectID, on type: A.Type) -> Effects {
+    var copy = self
+    copy.specs.append(
+      Spec(
+        actionType: ObjectIdentifier(A.self), actionName: "\(A.self)", id: id, kind: .cancel
+      ) { _, _ in nil })
+    return copy
+  }
+
+  /// These effects followed by `other`'s.
+  public func combined(with other: Effects) -> Effects {
+    var copy = self
+    copy.specs.append(contentsOf: other.specs)
+    return copy
+  }
+
+  /// Binds the specs to a lane, a state and error channels, as one group.
+  func registrations(
+    group: ObjectIdentifier, lane: Lane, readState: @escaping @Sendable () -> State,
+    errors: ErrorSink
+  ) -> [EffectRegistration] {
+    specs.map { spec in
+      let source = ErrorEvent.Source.effect(actionType: spec.actionName)
+      return EffectRegistration(
+        actionType: spec.actionType, id: spec.id ?? .unique(), kind: spec.kind, group: group,
+        errors: errors, source: source
+      ) { action in
+        spec.operation(
+          action,
+          EffectContext(
+            lane: lane, readState: readState, errors: errors, source: source, trigger: action))
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// An error that reached a store or dispatcher: thrown by an effect or a command, or carried
+/// by an action (see ``ErrorCarrying``).
+///
+/// Errors are reported, never re-dispatched: an effect that keeps failing cannot start a loop.
+public struct ErrorEvent: Sendable, CustomStringConvertible {
+  /// Where an error came from.
+  public enum Source: Sendable, Hashable, CustomStringConvertible {
+    /// An effect that ran for an action of this type threw it, or reported it.
+    case effect(actionType: String)
+    /// An asynchronous command of this type threw it.
+    case command(String)
+    /// An action of this type carried it (``ErrorCarrying``).
+    case action(String)
+
+    public var description: String {
+      switch self {
+      case .effect(let type): "effect on \(type)"
+      case .command(let type): "command \(type)"
+      case .action(let type): "action \(type)"
+      }
+    }
+  }
+
+  /// The error.
+  public let error: any Error
+  /// The action that started the effect or carried the error, if any.
+  public let action: (any Action)?
+  /// Where the error came from.
+  public let source: Source
+  /// When it was reported.
+  public let date: Date
+
+  /// Creates an event.
+  public init(error: any Error, action: (any Action)?, source: Source, date: Date = Date()) {
+    self.error = error
+    self.action = action
+    self.source = source
+    self.date = date
+  }
+
+  public var description: String { "\(source): \(error)" }
+}
+
+/// An action that may carry an error (JBFlux's `JBAction.error`): one action type for success
+/// and failure instead of `…Success` / `…Failure` pairs.
+///
+/// When such an action is dispatched with a non-`nil` error, the error is reported on the error
+/// channel of every store that handles the action and of the dispatcher, then the action is
+/// reduced as usual:
+///
+/// ```swift
+/// struct CurrentUserRefreshed: ErrorCarrying {
+///   var user: User?
+///   var error: (any Error)?
+/// }
+/// let reducer = Reducer<Session>().on(CurrentUserRefreshed.self) { state, action in
+///   state.user = action.error == nil ? action.user : nil
+/// }
+/// ```
+public protocol ErrorCarrying: Action {
+  /// The error, when the action reports a failure.
+  var error: (any Error)? { get }
+}

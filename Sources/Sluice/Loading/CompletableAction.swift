@@ -1,0 +1,66 @@
+/// The response half of a request/response pair: an action carrying the result of a load
+/// (Mini-Swift's `CompletableAction`).
+///
+/// ```swift
+/// struct LoadCounter: Action { let counter: Int }                    // the request
+/// struct CounterLoaded: CompletableAction {                            // the response
+///   let result: Result<Int, LoadError>
+/// }
+/// let reducer = Reducer<TestState>()
+///   .on(LoadCounter.self, start: \.counter)
+///   .on(CounterLoaded.self, complete: \.counter)
+/// let effects = Effects<TestState>()
+///   .load(LoadCounter.self, as: CounterLoaded.self) { request, _ in
+///     try await api.counter(request.counter)
+///   }
+/// ```
+public protocol CompletableAction: Action {
+  /// The value a successful load produces.
+  associatedtype Payload: Sendable
+
+  /// The outcome of the load.
+  var result: Result<Payload, LoadError> { get }
+
+  /// Creates the response; a struct with a `result` property gets it for free.
+  init(result: Result<Payload, LoadError>)
+}
+
+/// A response that carries no value (Mini-Swift's `EmptyAction`): only success or failure.
+///
+/// ```swift
+/// struct VoucherActivated: EmptyAction { let result: Result<Done, LoadError> }
+/// ```
+public protocol EmptyAction: CompletableAction where Payload == Done {}
+
+/// A response carrying several results, one per key (Mini-Swift's `KeyedCompletableAction`),
+/// merged into a `[Key: Loadable<Payload>]` in the state.
+///
+/// ```swift
+/// struct ContactsLoaded: KeyedCompletableAction {
+///   let results: [String: Result<Contact?, LoadError>]
+/// }
+/// let reducer = Reducer<Phonebook>().on(ContactsLoaded.self, complete: \.contactsByPhone)
+/// ```
+public protocol KeyedCompletableAction: Action {
+  /// What the results are keyed by.
+  associatedtype Key: Hashable & Sendable
+  /// The value a successful load produces.
+  associatedtype Payload: Sendable
+
+  /// The outcome of each load.
+  var results: [Key: Result<Payload, LoadError>] { get }
+
+  /// Creates the response; a struct with a `results` property gets it for free.
+  init(results: [Key: Result<Payload, LoadError>])
+}
+
+extension Result where Failure == LoadError {
+  /// The result of running `body`, with any error it throws wrapped in a ``LoadError``.
+  public init(loading body: () async throws -> Success) async {
+    do {
+      self = .success(try await body())
+    } catch {
+      self = .failure(LoadError(error))
+    }
+  }
+}

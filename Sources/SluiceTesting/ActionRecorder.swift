@@ -1,0 +1,85 @@
+import Foundation
+import Sluice
+
+/// Records the actions a store sees, for tests lighter than a ``TestStore`` (Mini-Swift's
+/// `TestMiddleware`).
+///
+/// Record through middleware:
+///
+/// ```swift
+/// let recorder = ActionRecorder<Counter>()
+/// let store = Store(initialState: Counter(), reducer: reducer, middleware: [recorder.middleware])
+/// store.dispatch(Increment())
+/// #expect(recorder.contains(Increment.self))
+/// ```
+///
+/// or attach to an existing store with ``init(recording:)``.
+public final class ActionRecorder<State: Sendable>: Sendable {
+  private let recorded = Locked<[any Action]>([])
+  private let subscription = Locked<Subscription?>(nil)
+
+  /// A recorder to plug in as ``middleware``.
+  public init() {}
+
+  /// A recorder attached to `store`: it records every action the store sees from now on, until
+  /// ``stop()`` or its deinitialization.
+  public init(recording store: Store<State>) {
+    let recorded = self.recorded
+    subscription.withLock {
+      $0 = store.record { step in recorded.withLock { $0.append(step.action) } }
+    }
+  }
+
+  deinit { stop() }
+
+  /// Middleware that records every action the store sees (before any other middleware of the
+  /// store changes or drops it, when it comes first) and lets it pass.
+  public var middleware: Middleware<State> {
+    .intercept { [recorded] action, _ in
+      recorded.withLock { $0.append(action) }
+      return .proceed
+    }
+  }
+
+  /// Every action recorded, in order.
+  public var actions: [any Action] { recorded.withLock { $0 } }
+
+  /// The recorded actions of type `A`, in order.
+  public func actions<A: Action>(of type: A.Type) -> [A] {
+    recorded.withLock { $0.compactMap { $0 as? A } }
+  }
+
+  /// Whether an action of type `A` was recorded.
+  public func contains<A: Action>(_ type: A.Type) -> Bool {
+    recorded.withLock { $0.contains { $0 is A } }
+  }
+
+  /// The number of recorded actions of type `A`.
+  public func count<A: Action>(of type: A.Type) -> Int {
+    actions(of: type).count
+  }
+
+  /// Forgets the recorded actions.
+  public func clear() {
+    recorded.withLock { $0.removeAll() }
+  }
+
+  /// Stops recording (a recorder attached with ``init(recording:)``).
+  public func stop() {
+    subscription.withLock { $0 }?.cancel()
+  }
+}
+
+/// A value behind an `NSLock` (SluiceTesting's lock: the thread sanitizer misreads
+/// `Synchronization.Mutex` on Linux).
+final class Locked<Value>: @unchecked Sendable {
+  // @unchecked Sendable: `value` is only touched under `lock`.
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    try lock.withLock { try body(&value) }
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Sluice
+
+/// A clock that moves only when told: for testing debounced effects without sleeping.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let effects = Effects<Search>()
+///   .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300), clock: clock)) { … }
+/// store.dispatch(QueryChanged(text: "sw"))
+/// await clock.advance(by: .milliseconds(300))   // the debounced effect runs now
+/// ```
+public final class ManualClock: Clock, @unchecked Sendable {
+  // @unchecked Sendable: `current`, `sleepers` and `cancelled` are only touched under `lock`.
+
+  /// A point on the manual clock: the time advanced since it was made.
+  public struct Instant: InstantProtocol, CustomStringConvertible {
+    /// The time since the clock's start.
+    public let offset: Duration
+
+    /// Creates an instant.
+    public init(offset: Duration) { self.offset = offset }
+
+    public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+    public func duration(to other: Instant) -> Duration { other.offset - offset }
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    public var description: String { "\(offset)" }
+  }
+
+  private struct Sleeper {
+    let id: UInt64
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private let lock = NSLock()
+  private var current = Instant(offset: .zero)
+  private var sleepers: [Sleeper] = []
+  private var cancelled: Set<UInt64> = []
+  private var nextID: UInt64 = 0
+
+  /// A clock at offset zero.
+  public init() {}
+
+  public var now: Instant { lock.withLock { current } }
+
+  public var minimumResolution: Duration { .zero }
+
+  /// The number of tasks sleeping on the clock.
+  public var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let id = lock.withLock {
+      defer { nextID += 1 }
+      return nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        lock.lock()
+        if cancelled.remove(id) != nil {
+          lock.unlock()
+          return continuation.resume(throwing: CancellationError())
+        }
+        if deadline <= current {
+          lock.unlock()
+          return continuation.resume()
+        }
+        sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+        lock.unlock()
+      }
+    } onCancel: {
+      lock.lock()
+      if let index = sleepers.firstIndex(where: { $0.id == id }) {
+        let sleeper = sleepers.remove(at: index)
+        lock.unlock()
+        sleeper.continuation.resume(throwing: CancellationError())
+      } else {
+        cancelled.insert(id)
+        lock.unlock()
+      }
+    }
+  }
+
+  /// Moves the clock forward and wakes the sleepers whose deadline passed, earliest first.
+  public func advance(by duration: Duration = .zero) async {
+    let due = lock.withLock {
+      current = current.advanced(by: duration)
+      let now = current
+      let due = sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+      sleepers.removeAll { $0.deadline <= now }
+      return due
+    }
+    for sleeper in due { sleeper.continuation.resume() }
+    for _ in 0..<10 { await Task.yield() }
+  }
+
+  /// Moves the clock to the latest deadline of the current sleepers, waking them all.
+  public func run() async {
+    let latest = lock.withLock { sleepers.map(\.deadline).max() }
+    guard let latest else { return }
+    await advance(by: now.duration(to: latest))
+  }
+}
