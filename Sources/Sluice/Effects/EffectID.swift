@@ -26,9 +26,6 @@ public struct EffectID: Hashable, Sendable, CustomStringConvertible, Expressible
     base = value
   }
 
-  /// A new id, equal only to itself: the id of a registration that names none.
-  static func unique() -> EffectID { EffectID(UniqueToken()) }
-
   public static func == (lhs: EffectID, rhs: EffectID) -> Bool {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
@@ -38,11 +35,4 @@ public struct EffectID: Hashable, Sendable, CustomStringConvertible, Expressible
   }
 
   public var description: String { "\(base)" }
-}
-
-/// A value equal only to itself.
-private final class UniqueToken: Hashable, Sendable, CustomStringConvertible {
-  static func == (lhs: UniqueToken, rhs: UniqueToken) -> Bool { lhs === rhs }
-  func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-  var description: String { "unnamed effect" }
 }

@@ -9,7 +9,8 @@ final class EffectRegistration: Sendable {
   }
 
   let actionType: ObjectIdentifier
-  let id: EffectID
+  /// The interned ``EffectID`` (see ``EffectRuntime/key(for:)``).
+  let key: Int
   let kind: Kind
   /// The registrations added together (an `Effects` value), removed and cancelled together.
   let group: ObjectIdentifier
@@ -20,12 +21,12 @@ final class EffectRegistration: Sendable {
   let operation: @Sendable (any Action) -> (@Sendable () async throws -> Void)?
 
   init(
-    actionType: ObjectIdentifier, id: EffectID, kind: Kind, group: ObjectIdentifier,
+    actionType: ObjectIdentifier, key: Int, kind: Kind, group: ObjectIdentifier,
     errors: ErrorSink, source: ErrorEvent.Source,
     operation: @escaping @Sendable (any Action) -> (@Sendable () async throws -> Void)?
   ) {
     self.actionType = actionType
-    self.id = id
+    self.key = key
     self.kind = kind
     self.group = group
     self.errors = errors

@@ -3,7 +3,8 @@
 final class EffectRuntime: @unchecked Sendable {
   // @unchecked Sendable: every field is touched only under `lock`.
   private struct Running {
-    let id: EffectID
+    /// The interned ``EffectID``.
+    let key: Int
     let group: ObjectIdentifier?
     var task: Task<Void, Never>?
     var cancelled = false
@@ -14,6 +15,9 @@ final class EffectRuntime: @unchecked Sendable {
   private var nextToken: UInt64 = 1
   private var idleWaiters: [CheckedContinuation<Void, Never>] = []
   private var started = 0
+  /// Named ids, interned, so that policies compare integers on the dispatch path.
+  private var keys: [EffectID: Int] = [:]
+  private var nextKey = 0
 
   /// The runtime whose effect the current task runs, if any.
   @TaskLocal static var current: ObjectIdentifier?
@@ -24,18 +28,29 @@ final class EffectRuntime: @unchecked Sendable {
   /// The number of effects ever started.
   var startedCount: Int { lock.withLock { started } }
 
+  /// The key of a named id (the same for equal ids), or a new key for an unnamed one.
+  func key(for id: EffectID?) -> Int {
+    lock.withLock {
+      if let id, let key = keys[id] { return key }
+      nextKey += 1
+      if let id { keys[id] = nextKey }
+      return nextKey
+    }
+  }
+
   /// Runs `registration` for `action` under its policy (on the lane).
   func trigger(_ registration: EffectRegistration, action: any Action) {
+    let key = registration.key
     switch registration.kind {
     case .cancel:
-      cancel(id: registration.id)
+      lock.withLock { cancelLocked { $0.key == key } }
     case .run(let policy):
       lock.lock()
       switch policy.kind {
       case .every: break
-      case .latest, .debounce: cancelLocked { $0.id == registration.id }
+      case .latest, .debounce: cancelLocked { $0.key == key }
       case .dropWhileRunning:
-        if running.values.contains(where: { $0.id == registration.id && !$0.cancelled }) {
+        if running.values.contains(where: { $0.key == key && !$0.cancelled }) {
           return lock.unlock()
         }
       }
@@ -53,7 +68,7 @@ final class EffectRuntime: @unchecked Sendable {
         body = operation
       }
       start(
-        id: registration.id, group: registration.group, errors: registration.errors,
+        key: key, group: registration.group, errors: registration.errors,
         source: registration.source, action: action, body)
     }
   }
@@ -62,14 +77,14 @@ final class EffectRuntime: @unchecked Sendable {
   /// cancelled.
   @discardableResult
   func start(
-    id: EffectID, group: ObjectIdentifier?, errors: ErrorSink, source: ErrorEvent.Source,
+    key: Int, group: ObjectIdentifier?, errors: ErrorSink, source: ErrorEvent.Source,
     action: (any Action)?, _ body: @escaping @Sendable () async throws -> Void
   ) -> EffectTask {
     lock.lock()
     let token = nextToken
     nextToken += 1
     started += 1
-    running[token] = Running(id: id, group: group)
+    running[token] = Running(key: key, group: group)
     // Made under the lock, so the task cannot finish before it is recorded.
     let task = Task { [id = ObjectIdentifier(self)] in
       do {
@@ -101,7 +116,10 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// Cancels the runs of `id`.
   func cancel(id: EffectID) {
-    lock.withLock { cancelLocked { $0.id == id } }
+    lock.withLock {
+      guard let key = keys[id] else { return }
+      cancelLocked { $0.key == key }
+    }
   }
 
   /// Cancels the runs of a group.

@@ -98,7 +98,8 @@ public struct Effects<State: Sendable>: Sendable {
     specs.map { spec in
       let source = ErrorEvent.Source.effect(actionType: spec.actionName)
       return EffectRegistration(
-        actionType: spec.actionType, id: spec.id ?? .unique(), kind: spec.kind, group: group,
+        actionType: spec.actionType, key: lane.effects.key(for: spec.id), kind: spec.kind,
+        group: group,
         errors: errors, source: source
       ) { action in
         spec.operation(

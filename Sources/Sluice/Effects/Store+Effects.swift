@@ -94,7 +94,8 @@ extension Store {
     let context = EffectContext(
       lane: core.lane, readState: { core.state }, errors: errors, source: source, trigger: nil)
     return core.lane.effects.start(
-      id: .unique(), group: ObjectIdentifier(core), errors: errors, source: source, action: nil
+      key: core.lane.effects.key(for: nil), group: ObjectIdentifier(core), errors: errors,
+      source: source, action: nil
     ) { try await body(context) }
   }
 }

@@ -383,7 +383,9 @@ final class Lane: @unchecked Sendable {
     if extras.carriesErrors, let error = (action as? any ErrorCarrying)?.error {
       let event = ErrorEvent(
         error: error, action: action, source: .action("\(type(of: action))"))
-      for route in routes where route.slot >= 0 { route.core.errors.receive(event) }
+      for route in routes where route.slot >= 0 || route.core.hasCatchAll {
+        route.core.errors.receive(event)
+      }
       errors.receive(event)
     }
     for registration in extras.effects { effects.trigger(registration, action: action) }

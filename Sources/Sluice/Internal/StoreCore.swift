@@ -16,7 +16,8 @@ class AnyStoreCore: @unchecked Sendable {
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
   let handledTypes: [ObjectIdentifier]
-  private let hasCatchAll: Bool
+  /// Whether the reducer has a catch-all handler, which handles every action.
+  let hasCatchAll: Bool
   /// Middleware and `onAction` taps: a store with any sees every action.
   @usableFromInline let extras = Atomic<Int>(0)
   /// Whether the store ran a reducer in the current step; kept only for exclusive actions,

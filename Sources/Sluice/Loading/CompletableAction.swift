@@ -14,7 +14,10 @@
 ///     try await api.counter(request.counter)
 ///   }
 /// ```
-public protocol CompletableAction: Action {
+///
+/// A failed response carries its error (``ErrorCarrying``): dispatching it reports the error on
+/// the error channels of the stores that handle it and of the dispatcher, whoever dispatched it.
+public protocol CompletableAction: ErrorCarrying {
   /// The value a successful load produces.
   associatedtype Payload: Sendable
 
@@ -23,6 +26,14 @@ public protocol CompletableAction: Action {
 
   /// Creates the response; a struct with a `result` property gets it for free.
   init(result: Result<Payload, LoadError>)
+}
+
+extension CompletableAction {
+  /// The error of a failed result (the ``LoadError``'s underlying error), `nil` on success.
+  public var error: (any Error)? {
+    if case .failure(let error) = result { return error.underlying }
+    return nil
+  }
 }
 
 /// A response that carries no value (Mini-Swift's `EmptyAction`): only success or failure.

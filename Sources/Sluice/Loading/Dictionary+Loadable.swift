@@ -20,22 +20,16 @@ extension Dictionary {
     at date: Date = Date()
   ) where Value == Loadable<Element> {
     for (key, result) in results {
-      var loadable = self[key, default: .idle]
-      switch result {
-      case .success(let value): loadable.fill(value, at: date)
-      case .failure(let error):
-        if !keepingValueOnFailure { loadable.reset() }
-        loadable.fail(error, at: date)
-      }
-      self[key] = loadable
+      self[key, default: .idle].complete(
+        with: result, keepingValueOnFailure: keepingValueOnFailure, at: date)
     }
   }
 
-  /// Completes the loads a keyed response carries.
+  /// Completes the loads a keyed response carries; see ``complete(with:keepingValueOnFailure:at:)``.
   public mutating func complete<A: KeyedCompletableAction>(
-    with action: A, at date: Date = Date()
+    with action: A, keepingValueOnFailure: Bool = true, at date: Date = Date()
   ) where Key == A.Key, Value == Loadable<A.Payload> {
-    complete(with: action.results, at: date)
+    complete(with: action.results, keepingValueOnFailure: keepingValueOnFailure, at: date)
   }
 
   /// The loaded values, by key (stale values of reloading or failed keys are left out).

@@ -2,8 +2,8 @@
 /// `Single.dispatch(action:on:)`).
 extension Effects {
   /// When a `Request` arrives, runs `operation` and dispatches a `Response` carrying its
-  /// result — success or failure (the error is also reported on the error channels). A
-  /// cancelled run dispatches nothing.
+  /// result — success or failure (a failed response reports its error on the error channels,
+  /// see ``CompletableAction``). A cancelled run dispatches nothing.
   ///
   /// - Parameters:
   ///   - request: The request action type.
@@ -22,8 +22,42 @@ extension Effects {
     on(request, policy: policy, id: id) { action, context in
       let result = await Result(loading: { try await operation(action, context) })
       try context.checkCancellation()
-      if case .failure(let error) = result { context.report(error.underlying) }
       context.dispatch(Response(result: result))
+    }
+  }
+}
+
+extension Effects {
+  /// When a `Request` arrives, loads every key it names, concurrently, and dispatches one keyed
+  /// `Response` carrying a result per key (Mini-Swift's keyed actions). A cancelled run
+  /// dispatches nothing.
+  ///
+  /// ```swift
+  /// Effects<Phonebook>()
+  ///   .load(LookUpContacts.self, asKeyed: ContactsLoaded.self, keys: \.phones) { phone, _ in
+  ///     try await directory.contact(phone: phone)
+  ///   }
+  /// ```
+  public func load<Request: Action, Response: KeyedCompletableAction>(
+    _ request: Request.Type, asKeyed response: Response.Type,
+    keys: @escaping @Sendable (Request) -> [Response.Key], policy: EffectPolicy = .latest,
+    id: EffectID? = nil,
+    _ operation: @escaping @Sendable (Response.Key, EffectContext<State>) async throws ->
+      Response.Payload
+  ) -> Effects {
+    on(request, policy: policy, id: id) { action, context in
+      let results = await withTaskGroup(
+        of: (Response.Key, Result<Response.Payload, LoadError>).self
+      ) { group in
+        for key in keys(action) {
+          group.addTask { (key, await Result(loading: { try await operation(key, context) })) }
+        }
+        var results: [Response.Key: Result<Response.Payload, LoadError>] = [:]
+        for await (key, result) in group { results[key] = result }
+        return results
+      }
+      try context.checkCancellation()
+      context.dispatch(Response(results: results))
     }
   }
 }
@@ -43,7 +77,6 @@ extension Store {
     launch(source: .command("load \(Response.self)")) { context in
       let result = await Result(loading: operation)
       try context.checkCancellation()
-      if case .failure(let error) = result { context.report(error.underlying) }
       context.dispatch(Response(result: result))
     }
   }

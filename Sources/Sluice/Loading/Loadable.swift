@@ -139,19 +139,33 @@ public struct Loadable<Value: Sendable>: Sendable {
   /// Finishes with an error. The latest value is kept (or replaced by `fallback`), while the
   /// status stays failed, so the error remains visible ("fill on error").
   public mutating func fail(_ error: any Error, fallback: Value? = nil, at date: Date = Date()) {
-    kept = fallback ?? value
+    fail(error, keeping: fallback ?? value, at: date)
+  }
+
+  /// Finishes with an error, keeping `value` (none when `nil`).
+  mutating func fail(_ error: any Error, keeping value: Value?, at date: Date) {
+    kept = value
     status = .failed(LoadError(error))
     if startedAt == nil { startedAt = date }
     finishedAt = date
   }
 
   /// Finishes with a result: ``fill(_:at:)`` on success, ``fail(_:fallback:at:)`` on failure.
+  ///
+  /// - Parameters:
+  ///   - result: The outcome of the load.
+  ///   - fallback: On failure, the value to show beside the error instead of the latest one.
+  ///   - keepingValueOnFailure: When `false`, a failure forgets the latest value (a `fallback`
+  ///     is still shown).
+  ///   - date: When the load finished.
   public mutating func complete<Failure: Error>(
-    with result: Result<Value, Failure>, fallback: Value? = nil, at date: Date = Date()
+    with result: Result<Value, Failure>, fallback: Value? = nil,
+    keepingValueOnFailure: Bool = true, at date: Date = Date()
   ) {
     switch result {
     case .success(let value): fill(value, at: date)
-    case .failure(let error): fail(error, fallback: fallback, at: date)
+    case .failure(let error):
+      fail(error, keeping: fallback ?? (keepingValueOnFailure ? value : nil), at: date)
     }
   }
 

@@ -26,16 +26,25 @@ extension Reducer {
     keepingValueOnFailure: Bool = true
   ) -> Reducer {
     on(type) { state, action in
-      if !keepingValueOnFailure, case .failure = action.result { state[keyPath: path].reset() }
-      state[keyPath: path].complete(with: action.result)
+      state[keyPath: path].complete(
+        with: action.result, keepingValueOnFailure: keepingValueOnFailure)
     }
   }
 
   /// Merges the results a keyed response carries into the dictionary at `path`.
+  ///
+  /// - Parameters:
+  ///   - type: The response type.
+  ///   - path: Where the dictionary lives in the state.
+  ///   - keepingValueOnFailure: When `true` (the default) a failed key keeps its latest value
+  ///     visible beside the error.
   public func on<A: KeyedCompletableAction>(
     _ type: A.Type,
-    complete path: WritableKeyPath<State, [A.Key: Loadable<A.Payload>]> & Sendable
+    complete path: WritableKeyPath<State, [A.Key: Loadable<A.Payload>]> & Sendable,
+    keepingValueOnFailure: Bool = true
   ) -> Reducer {
-    on(type) { state, action in state[keyPath: path].complete(with: action) }
+    on(type) { state, action in
+      state[keyPath: path].complete(with: action, keepingValueOnFailure: keepingValueOnFailure)
+    }
   }
 }
