@@ -42,7 +42,8 @@ extension Effects {
     _ request: Request.Type, asKeyed response: Response.Type,
     keys: @escaping @Sendable (Request) -> [Response.Key], policy: EffectPolicy = .latest,
     id: EffectID? = nil,
-    _ operation: @escaping @Sendable (Response.Key, EffectContext<State>) async throws ->
+    _ operation:
+      @escaping @Sendable (Response.Key, EffectContext<State>) async throws ->
       Response.Payload
   ) -> Effects {
     on(request, policy: policy, id: id) { action, context in
