@@ -34,7 +34,7 @@ public final class Dispatcher: Sendable {
   @usableFromInline let lane: Lane
   let registry = Guarded<[ObjectIdentifier: AnyStore]>([:])
   /// The effect groups added with ``addEffects(_:)``, removed when the dispatcher goes.
-  let effectGroups = Guarded<[ObjectIdentifier]>([])
+  let effectGroups = Guarded<[EffectGroup]>([])
 
   /// Creates a dispatcher.
   ///

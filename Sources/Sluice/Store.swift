@@ -93,7 +93,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
 
   deinit {
     core.lane.detach(core)
-    core.lane.effects.cancel(group: ObjectIdentifier(core))
+    core.lane.effects.cancel(group: core.commandGroup)
     for end in core.endOfStore.withLock({ ends in
       defer { ends.removeAll() }
       return ends

@@ -39,7 +39,7 @@ public protocol Command<State>: Sendable {
 /// ```
 ///
 /// The task is cancelled when the store is deinitialized; an error it throws is reported on the
-/// store's ``ErrorChannel``. ``Dispatcher/settle()`` waits for it.
+/// store's ``ErrorChannel``. ``Dispatcher/settle(file:line:)`` waits for it.
 public protocol AsyncCommand<State>: Sendable {
   /// The state of the store the command runs against.
   associatedtype State: Sendable

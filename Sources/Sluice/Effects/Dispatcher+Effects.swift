@@ -13,14 +13,12 @@ extension Dispatcher {
   @discardableResult
   public func addEffects(_ effects: Effects<Void>) -> Subscription {
     let group = EffectGroup()
-    let groupID = ObjectIdentifier(group)
     let registrations = effects.registrations(
-      group: groupID, lane: lane, readState: {}, errors: ErrorSink(channels: [lane.errors]))
-    effectGroups.withLock { $0.append(groupID) }
+      group: group, lane: lane, readState: {}, errors: ErrorSink(channels: [lane.errors]))
+    effectGroups.withLock { $0.append(group) }
     lane.addEffects(registrations)
     return Subscription(cancelsOnDeinit: false) { [lane] in
-      _ = group
-      lane.removeEffects(group: groupID)
+      lane.removeEffects(group: group)
     }
   }
 
@@ -30,8 +28,8 @@ extension Dispatcher {
   /// Effects that keep starting new effects (a poll loop) keep it waiting. Called from inside
   /// one of this lane's effects, it would wait for itself: it reports a
   /// ``ReportedIssue/Kind/settleInsideEffect`` issue and returns at once.
-  public func settle() async {
-    await lane.settle()
+  public func settle(file: StaticString = #fileID, line: UInt = #line) async {
+    await lane.settle(file: file, line: line)
   }
 
   /// The number of effects and asynchronous commands in flight on this lane.
@@ -53,21 +51,26 @@ extension Dispatcher {
 }
 
 extension Lane {
-  func settle() async {
+  func settle(file: StaticString, line: UInt) async {
     if EffectRuntime.current == ObjectIdentifier(effects) {
       reporter.report(
         ReportedIssue(
           kind: .settleInsideEffect,
           message: "settle() was called from inside one of the lane's own effects, where it "
             + "would wait for itself; it returned at once.",
-          fileID: #fileID, line: #line))
+          fileID: "\(file)", line: line))
       return
     }
+    let settled = Guarded(false)
     while true {
       await effects.waitUntilIdle()
-      // Everything queued so far — the effects' dispatches among it — runs before this.
-      await performAsync(.change) {}
-      if effects.inFlight == 0, queueDepth == 0 { return }
+      // Everything queued so far — the effects' dispatches among it — runs before this, and
+      // the check runs on the lane, between items: nothing is half processed.
+      await performAsync(.change) { [self] in
+        let idle = effects.inFlight == 0 && lock.withLock { queue.isEmpty && bypass.isEmpty }
+        settled.withLock { $0 = idle }
+      }
+      if settled.withLock({ $0 }) { return }
     }
   }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One effect, bound to its store (or dispatcher) and ready to run: what the lane finds in its
 /// routing table for an action type.
 final class EffectRegistration: Sendable {
@@ -13,7 +15,7 @@ final class EffectRegistration: Sendable {
   let key: Int
   let kind: Kind
   /// The registrations added together (an `Effects` value), removed and cancelled together.
-  let group: ObjectIdentifier
+  let group: EffectGroup
   let errors: ErrorSink
   let source: ErrorEvent.Source
   /// Makes the operation for one action (on the lane); `nil` when the action is not of the
@@ -21,7 +23,7 @@ final class EffectRegistration: Sendable {
   let operation: @Sendable (any Action) -> (@Sendable () async throws -> Void)?
 
   init(
-    actionType: ObjectIdentifier, key: Int, kind: Kind, group: ObjectIdentifier,
+    actionType: ObjectIdentifier, key: Int, kind: Kind, group: EffectGroup,
     errors: ErrorSink, source: ErrorEvent.Source,
     operation: @escaping @Sendable (any Action) -> (@Sendable () async throws -> Void)?
   ) {
@@ -35,5 +37,14 @@ final class EffectRegistration: Sendable {
   }
 }
 
-/// The identity of one group of registrations.
-final class EffectGroup: Sendable {}
+/// The identity of one group of registrations (and of a store's commands): a number never
+/// reused, unlike an object's address.
+struct EffectGroup: Hashable, Sendable {
+  private static let counter = Atomic<UInt64>(0)
+  private let value: UInt64
+
+  /// A new group.
+  init() {
+    value = EffectGroup.counter.wrappingAdd(1, ordering: .relaxed).newValue
+  }
+}

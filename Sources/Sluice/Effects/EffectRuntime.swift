@@ -1,11 +1,11 @@
 /// The effects in flight on one lane: it starts them as tasks under their policies, cancels
-/// them by id or group, and tells ``Dispatcher/settle()`` when none is left.
+/// them by id or group, and tells ``Dispatcher/settle(file:line:)`` when none is left.
 final class EffectRuntime: @unchecked Sendable {
   // @unchecked Sendable: every field is touched only under `lock`.
   private struct Running {
     /// The interned ``EffectID``.
     let key: Int
-    let group: ObjectIdentifier?
+    let group: EffectGroup?
     var task: Task<Void, Never>?
     var cancelled = false
   }
@@ -77,7 +77,7 @@ final class EffectRuntime: @unchecked Sendable {
   /// cancelled.
   @discardableResult
   func start(
-    key: Int, group: ObjectIdentifier?, errors: ErrorSink, source: ErrorEvent.Source,
+    key: Int, group: EffectGroup?, errors: ErrorSink, source: ErrorEvent.Source,
     action: (any Action)?, _ body: @escaping @Sendable () async throws -> Void
   ) -> EffectTask {
     lock.lock()
@@ -123,7 +123,7 @@ final class EffectRuntime: @unchecked Sendable {
   }
 
   /// Cancels the runs of a group.
-  func cancel(group: ObjectIdentifier) {
+  func cancel(group: EffectGroup) {
     lock.withLock { cancelLocked { $0.group == group } }
   }
 

@@ -28,7 +28,7 @@
 ///   dispatches afterwards is dropped.
 /// - An effect that throws reports the error on its store's and dispatcher's ``ErrorChannel``;
 ///   nothing is re-dispatched.
-/// - ``Dispatcher/settle()`` waits until no effect is in flight and everything they dispatched
+/// - ``Dispatcher/settle(file:line:)`` waits until no effect is in flight and everything they dispatched
 ///   was processed.
 public struct Effects<State: Sendable>: Sendable {
   struct Spec: Sendable {
@@ -92,7 +92,7 @@ public struct Effects<State: Sendable>: Sendable {
 
   /// Binds the specs to a lane, a state and error channels, as one group.
   func registrations(
-    group: ObjectIdentifier, lane: Lane, readState: @escaping @Sendable () -> State,
+    group: EffectGroup, lane: Lane, readState: @escaping @Sendable () -> State,
     errors: ErrorSink
   ) -> [EffectRegistration] {
     specs.map { spec in

@@ -6,15 +6,13 @@ extension Store {
   @discardableResult
   public func addEffects(_ effects: Effects<State>) -> Subscription {
     let group = EffectGroup()
-    let groupID = ObjectIdentifier(group)
     let core = self.core
     let registrations = effects.registrations(
-      group: groupID, lane: core.lane, readState: { core.state }, errors: errorSink)
+      group: group, lane: core.lane, readState: { core.state }, errors: errorSink)
     core.lane.addEffects(registrations)
-    core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: groupID) }
+    core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: group) }
     return Subscription(cancelsOnDeinit: false) { [lane = core.lane] in
-      _ = group
-      lane.removeEffects(group: groupID)
+      lane.removeEffects(group: group)
     }
   }
 
@@ -32,9 +30,9 @@ extension Store {
   public var errors: ErrorChannel { core.errors }
 
   /// Waits until no effect is in flight on this store's lane and everything they dispatched was
-  /// processed. See ``Dispatcher/settle()``.
-  public func settle() async {
-    await core.lane.settle()
+  /// processed. See ``Dispatcher/settle(file:line:)``.
+  public func settle(file: StaticString = #fileID, line: UInt = #line) async {
+    await core.lane.settle(file: file, line: line)
   }
 
   /// The number of effects and asynchronous commands in flight on this store's lane.
@@ -94,7 +92,7 @@ extension Store {
     let context = EffectContext(
       lane: core.lane, readState: { core.state }, errors: errors, source: source, trigger: nil)
     return core.lane.effects.start(
-      key: core.lane.effects.key(for: nil), group: ObjectIdentifier(core), errors: errors,
+      key: core.lane.effects.key(for: nil), group: core.commandGroup, errors: errors,
       source: source, action: nil
     ) { try await body(context) }
   }

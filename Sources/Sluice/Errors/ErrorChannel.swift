@@ -50,7 +50,7 @@ public final class ErrorChannel: Sendable {
   public func observe(
     on delivery: Delivery = .synchronous, _ body: @escaping @Sendable (ErrorEvent) -> Void
   ) -> Subscription {
-    let sink = Sink<ErrorEvent>(delivery: delivery) { event in
+    let sink = Sink<ErrorEvent>(delivery: delivery, serialized: true) { event in
       body(event)
       return true
     }

@@ -71,7 +71,7 @@ extension Lane {
   }
 
   /// Removes a group of effect registrations and cancels its runs in flight.
-  func removeEffects(group: ObjectIdentifier) {
+  func removeEffects(group: EffectGroup) {
     lock.withLock {
       let before = effectRegistrations.count
       effectRegistrations.removeAll { $0.group == group }

@@ -15,6 +15,8 @@ class AnyStoreCore: @unchecked Sendable {
   @usableFromInline let lane: Lane
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
+  /// The group of the store's asynchronous commands, cancelled when the store goes.
+  let commandGroup = EffectGroup()
   let handledTypes: [ObjectIdentifier]
   /// Whether the reducer has a catch-all handler, which handles every action.
   let hasCatchAll: Bool

@@ -12,10 +12,20 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
   private var pending: [Value] = []
   private var scheduled = false
 
-  init(delivery: Delivery, body: @escaping @Sendable (Value) -> Bool) {
+  /// Creates a sink.
+  ///
+  /// - Parameters:
+  ///   - delivery: Where the body runs.
+  ///   - serialized: For a synchronous sink sent to from several threads at once (an error
+  ///     channel): values go through the mailbox, and a thread that finds another delivering
+  ///     leaves its value to it, so none is lost and the body never runs concurrently with
+  ///     itself. A store's synchronous observers do not need it: the lane calls them one at a
+  ///     time.
+  ///   - body: Calls the observer; returns `false` when the observer's owner is gone.
+  init(delivery: Delivery, serialized: Bool = false, body: @escaping @Sendable (Value) -> Bool) {
     self.body = body
     self.delivery = delivery
-    if case .synchronous = delivery { lock = nil } else { lock = InternalLock() }
+    if case .synchronous = delivery, !serialized { lock = nil } else { lock = InternalLock() }
   }
 
   /// Delivers `value` now (synchronous) or posts it to the mailbox.

@@ -1,0 +1,37 @@
+import Foundation
+import Sluice
+import Testing
+
+@Suite struct ErrorChannelObserverConcurrencyTests {
+  // An error reported while a synchronous observer of the channel is running on another thread
+  // must still reach that observer (after the running call, never concurrently with it).
+  @Test func anErrorReportedWhileTheObserverRunsElsewhereIsNotLost() async {
+    let store = effStore()
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let received = EffLog<Int>()
+    let subscription = store.errors.observe { event in
+      let code = (event.error as? EffError)?.code ?? -1
+      received.append(code)
+      if code == 1 {
+        entered.signal()
+        _ = release.wait(timeout: .now() + 10)
+      }
+    }
+
+    // A dedicated thread reports the first error (an action carrying it) and stays in the
+    // observer until released.
+    async let first: Void = effOnThread {
+      store.dispatch(EffCarry(value: 1, error: EffError(code: 1)))
+    }
+    #expect(await effOnThread { entered.wait(timeout: .now() + 10) == .success })
+    // A command reports the second error while the observer is busy on that thread.
+    await effCompletes { await store.launch { _ in throw EffError(code: 2) }.finish() }
+    release.signal()
+    await first
+
+    #expect(store.errors.totalCount == 2)
+    #expect(received.values == [1, 2])
+    subscription.cancel()
+  }
+}
