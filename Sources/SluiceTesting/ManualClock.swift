@@ -36,6 +36,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
   private let lock = NSLock()
   private var current = Instant(offset: .zero)
   private var sleepers: [Sleeper] = []
+  /// Sleepers between their start and their registration, and those of them cancelled.
+  private var registering: Set<UInt64> = []
   private var cancelled: Set<UInt64> = []
   private var nextID: UInt64 = 0
 
@@ -53,12 +55,14 @@ public final class ManualClock: Clock, @unchecked Sendable {
     try Task.checkCancellation()
     let id = lock.withLock {
       defer { nextID += 1 }
+      registering.insert(nextID)
       return nextID
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
         lock.lock()
+        registering.remove(id)
         if cancelled.remove(id) != nil {
           lock.unlock()
           return continuation.resume(throwing: CancellationError())
@@ -77,16 +81,19 @@ public final class ManualClock: Clock, @unchecked Sendable {
         lock.unlock()
         sleeper.continuation.resume(throwing: CancellationError())
       } else {
-        cancelled.insert(id)
+        // Cancelled before it registered: it throws when it does. (A sleeper already woken
+        // needs nothing.)
+        if registering.contains(id) { cancelled.insert(id) }
         lock.unlock()
       }
     }
   }
 
   /// Moves the clock forward and wakes the sleepers whose deadline passed, earliest first.
+  /// A negative duration moves nothing.
   public func advance(by duration: Duration = .zero) async {
     let due = lock.withLock {
-      current = current.advanced(by: duration)
+      current = current.advanced(by: max(duration, .zero))
       let now = current
       let due = sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
       sleepers.removeAll { $0.deadline <= now }
@@ -98,8 +105,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
   /// Moves the clock to the latest deadline of the current sleepers, waking them all.
   public func run() async {
-    let latest = lock.withLock { sleepers.map(\.deadline).max() }
-    guard let latest else { return }
-    await advance(by: now.duration(to: latest))
+    let distance = lock.withLock { sleepers.map(\.deadline).max().map(current.duration(to:)) }
+    guard let distance else { return }
+    await advance(by: distance)
   }
 }

@@ -75,6 +75,8 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     let log = self.log
     recording = store.record { step in
       log.withLock { log in
+        // On a shared dispatcher, the actions of the other stores are theirs to assert.
+        if step.handledElsewhere, !log.sending { return }
         log.records.append(
           Record(action: step.action, before: step.before, after: step.after, sent: log.sending))
       }
@@ -92,7 +94,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
             + "skipReceivedActions().",
           at: location)
       }
-      let running = store.effectsInFlight
+      let running = Self.activeEffects(of: store)
       if running > 0 {
         recordFailure(
           "\(running) effect\(running == 1 ? " is" : "s are") still running. Await finish() to "
@@ -105,6 +107,19 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
 
   /// The store's current state.
   public var state: State { store.state }
+
+  /// The effects still running (not cancelled), after letting those that are finishing end.
+  ///
+  /// An effect whose last dispatch was just received may still be returning from it; deinit
+  /// cannot await, so it gives such effects up to 250 ms before it counts them.
+  private static func activeEffects(of store: Store<State>) -> Int {
+    var waited = 0
+    while store.activeEffectCount > 0, waited < 250 {
+      usleep(1_000)
+      waited += 1
+    }
+    return store.activeEffectCount
+  }
 
   // MARK: - Sending
 
@@ -210,7 +225,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let settled = await settle(within: timeout ?? self.timeout)
     if !settled, exhaustivity == .on {
-      let running = store.effectsInFlight
+      let running = store.activeEffectCount
       recordFailure(
         "\(running) effect\(running == 1 ? " is" : "s are") still running after "
           + "\(timeout ?? self.timeout).",
@@ -231,6 +246,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     let deadline = clock.now.advanced(by: timeout)
     let exhaustive = exhaustivity == .on
     var flushed = false
+    var skipped: [String] = []
     while true {
       let record = log.withLock { log -> Record? in
         log.records.removeAll(where: \.sent)
@@ -238,8 +254,11 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
           return log.records.isEmpty ? nil : log.records.removeFirst()
         }
         guard let index = log.records.firstIndex(where: { matches($0.action) }) else {
+          skipped += log.records.map { "\(type(of: $0.action))" }
+          log.records.removeAll()
           return nil
         }
+        skipped += log.records[..<index].map { "\(type(of: $0.action))" }
         let record = log.records[index]
         log.records.removeFirst(index + 1)
         return record
@@ -254,11 +273,15 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
         }
         return record
       }
-      if store.effectsInFlight == 0 {
+      if store.activeEffectCount == 0 {
         // Nothing runs that could dispatch: flush the lane once, then give up.
         if flushed {
+          let received =
+            skipped.isEmpty
+            ? "no action was received"
+            : "only other actions were received (\(skipped.joined(separator: ", ")))"
           recordFailure(
-            "Expected to receive \(name), but no action was received and no effect is running.",
+            "Expected to receive \(name), but \(received) and no effect is running.",
             at: location)
           return nil
         }
@@ -268,7 +291,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
       }
       flushed = false
       if clock.now >= deadline {
-        let running = store.effectsInFlight
+        let running = store.activeEffectCount
         recordFailure(
           "Expected to receive \(name) within \(timeout), but none arrived; \(running) "
             + "effect\(running == 1 ? " is" : "s are") still running.",
@@ -284,23 +307,47 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     _ record: Record, _ update: ((inout State) throws -> Void)?, what: String,
     at location: TestLocation
   ) {
-    if exhaustivity == .off, update == nil { return }
+    guard let update else {
+      if exhaustivity == .on, record.before != record.after {
+        recordFailure(
+          "State was not expected to change after \(what), but a change occurred: …\n\n"
+            + (diff(record.before, record.after, format: .proportional) ?? "")
+            + "\n\n(Expected: −, Actual: +)",
+          at: location)
+      }
+      return
+    }
     var expected = record.before
     do {
-      try update?(&expected)
+      try update(&expected)
     } catch {
       return recordFailure("The assertion closure threw \(error).", at: location)
     }
-    guard expected != record.after else { return }
-    if exhaustivity == .off, let update {
+    if expected == record.after {
+      if exhaustivity == .on, record.before == record.after {
+        recordFailure(
+          "Expected state to change after \(what), but no change occurred. The closure made "
+            + "no observable change to the state; if none is expected, omit the closure.",
+          at: location)
+      }
+      return
+    }
+    var reported = expected
+    if exhaustivity == .off {
       // Only the fields the closure sets are asserted: applied to the actual state, it must
-      // change nothing.
+      // change nothing. The diff then shows only those fields.
       var fromActual = record.after
-      if (try? update(&fromActual)) != nil, fromActual == record.after { return }
+      do {
+        try update(&fromActual)
+      } catch {
+        return recordFailure("The assertion closure threw \(error).", at: location)
+      }
+      if fromActual == record.after { return }
+      reported = fromActual
     }
     recordFailure(
       "A state change does not match the expectation after \(what): …\n\n"
-        + (diff(expected, record.after, format: .proportional) ?? "")
+        + (diff(reported, record.after, format: .proportional) ?? "")
         + "\n\n(Expected: −, Actual: +)",
       at: location)
   }
@@ -328,6 +375,10 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
       if store.effectsInFlight == 0 {
         await store.settle()
         if store.effectsInFlight == 0 { return true }
+      } else if store.activeEffectCount == 0 {
+        // Only cancelled effects are left: whatever they dispatch now is dropped.
+        await store.drainLane()
+        return true
       }
       if clock.now >= deadline { return false }
       try? await Task.sleep(for: .milliseconds(1))

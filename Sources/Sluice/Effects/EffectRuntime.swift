@@ -3,6 +3,7 @@
 final class EffectRuntime: @unchecked Sendable {
   // @unchecked Sendable: every field is touched only under `lock`.
   private struct Running {
+    let token: UInt64
     /// The interned ``EffectID``.
     let key: Int
     let group: EffectGroup?
@@ -24,6 +25,9 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// The number of effects started and not finished yet (cancelled ones count until they end).
   var inFlight: Int { lock.withLock { running.count } }
+
+  /// The number of effects in flight that were not cancelled.
+  var activeCount: Int { lock.withLock { running.values.count { !$0.cancelled } } }
 
   /// The number of effects ever started.
   var startedCount: Int { lock.withLock { started } }
@@ -84,7 +88,7 @@ final class EffectRuntime: @unchecked Sendable {
     let token = nextToken
     nextToken += 1
     started += 1
-    running[token] = Running(key: key, group: group)
+    running[token] = Running(token: token, key: key, group: group)
     // Made under the lock, so the task cannot finish before it is recorded.
     let task = Task { [id = ObjectIdentifier(self)] in
       do {
@@ -99,7 +103,7 @@ final class EffectRuntime: @unchecked Sendable {
     }
     running[token]?.task = task
     lock.unlock()
-    return EffectTask(task: task)
+    return EffectTask(task: task, token: token, runtime: self)
   }
 
   private func finish(_ token: UInt64) {
@@ -112,6 +116,11 @@ final class EffectRuntime: @unchecked Sendable {
     }
     lock.unlock()
     for waiter in waiters { waiter.resume() }
+  }
+
+  /// Cancels one run.
+  func cancel(token: UInt64) {
+    lock.withLock { cancelLocked { $0.token == token } }
   }
 
   /// Cancels the runs of `id`.

@@ -4,11 +4,13 @@
 /// dispatcher, or by ``cancel()``.
 public struct EffectTask: Sendable {
   let task: Task<Void, Never>
+  let token: UInt64
+  let runtime: EffectRuntime
 
   /// Cancels the work (cooperatively: it stops at its next cancellation check or `await` that
   /// honours cancellation).
   public func cancel() {
-    task.cancel()
+    runtime.cancel(token: token)
   }
 
   /// Whether ``cancel()`` was called, or the work was cancelled otherwise.

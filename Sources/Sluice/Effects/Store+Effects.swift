@@ -35,8 +35,12 @@ extension Store {
     await core.lane.settle(file: file, line: line)
   }
 
-  /// The number of effects and asynchronous commands in flight on this store's lane.
+  /// The number of effects and asynchronous commands in flight on this store's lane (a
+  /// cancelled one counts until it ends).
   public var effectsInFlight: Int { core.lane.effects.inFlight }
+
+  /// The effects in flight on this store's lane that were not cancelled; for testing tools.
+  package var activeEffectCount: Int { core.lane.effects.activeCount }
 
   /// Cancels the effects running under `id` on this store's lane.
   public func cancelEffects(id: EffectID) {

@@ -238,7 +238,16 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Hands a step to the recorders, if any (lane only).
   func record(_ action: any Action, before: State, reduced: Bool) {
     guard !recorders.isEmpty else { return }
-    let step = StepRecord(action: action, before: before, after: current, reduced: reduced)
+    let id = ObjectIdentifier(type(of: action))
+    let handled = table.slot(for: id) != nil || table.hasCatchAll
+    let handledElsewhere =
+      !handled
+      && lane.routeCores(for: type(of: action)).contains { core in
+        core !== self && core.slot(for: id) != nil
+      }
+    let step = StepRecord(
+      action: action, before: before, after: current, reduced: reduced, handled: handled,
+      handledElsewhere: handledElsewhere)
     for recorder in recorders { recorder.body(step) }
   }
 
@@ -369,6 +378,10 @@ package struct StepRecord<State: Sendable>: Sendable {
   package let before: State
   package let after: State
   package let reduced: Bool
+  /// Whether the store has a handler for the action (typed or catch-all).
+  package let handled: Bool
+  /// Whether the store does not handle the action and another store on the lane does.
+  package let handledElsewhere: Bool
 }
 
 /// What an `onAction` tap receives: the action and the state before it was reduced.

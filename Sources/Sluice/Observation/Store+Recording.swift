@@ -23,6 +23,11 @@ extension Store {
     }
   }
 
+  /// Resumes once everything queued on the lane so far was processed.
+  package func drainLane() async {
+    await core.lane.performAsync(.change) {}
+  }
+
   /// Runs `body` on the lane, as one step: the recorders see the actions it processes as
   /// `inside == true`. For ``record(_:)``'s users, which tell the actions they sent from those
   /// their effects dispatched.

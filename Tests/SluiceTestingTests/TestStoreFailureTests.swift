@@ -1,0 +1,243 @@
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct Boom: Error {}
+
+/// An exhaustive `TestStore` fails when it must, with the message that says why.
+@Suite struct TestStoreFailureTests {
+  // MARK: - send
+
+  @Test func wrongStateInSend() async throws {
+    let store = makeStore()
+    let line = #line + 2
+    let failures = await expectFailures("A state change does not match the expectation") {
+      await store.send(Increment()) { $0.count = 2 }
+    }
+    let failure = try #require(failures.first)
+    #expect(failure.text.contains("after sending Increment"))
+    #expect(failure.text.contains("(Expected: −, Actual: +)"))
+    #expect(failure.lines.contains { $0.hasPrefix("−") && $0.contains("count: 2") })
+    #expect(failure.lines.contains { $0.hasPrefix("+") && $0.contains("count: 1") })
+    // Only the changed field is marked.
+    #expect(failure.lines.filter { $0.hasPrefix("−") || $0.hasPrefix("+") }.count == 2)
+    // Reported where `send` was called.
+    #expect(failure.line == line)
+    #expect(failure.fileID.hasSuffix("TestStoreFailureTests.swift"))
+    // The state is the store's, whatever the assertion said.
+    #expect(store.state.count == 1)
+  }
+
+  @Test func stateChangedButNoClosure() async throws {
+    let store = makeStore()
+    let failures = await expectFailures(
+      "State was not expected to change after sending SetText, but a change occurred"
+    ) {
+      await store.send(SetText(text: "new"))
+    }
+    let lines = try #require(failures.first).lines
+    #expect(lines.contains { $0.hasPrefix("−") && $0.contains("text: \"\"") })
+    #expect(lines.contains { $0.hasPrefix("+") && $0.contains("text: \"new\"") })
+  }
+
+  @Test func assertionClosureThrows() async {
+    let store = makeStore()
+    await expectFailures("The assertion closure threw Boom") {
+      await store.send(Increment()) { _ in throw Boom() }
+    }
+    // The store goes on: the next assertion starts from the real state.
+    await store.send(Increment()) { $0.count = 2 }
+  }
+
+  @Test func sendingWhileReceivedActionsAreUnasserted() async {
+    let store = makeStore()
+    await store.send(Ping(value: 1))
+    await store.store.settle()
+    let line = #line + 2
+    let failures = await expectFailures("Must handle 1 received action before sending") {
+      await store.send(Increment()) { $0.count = 1 }
+    }
+    #expect(failures.first?.text.contains("Pong(value: 1)") == true)
+    #expect(failures.first?.line == line)
+    // The unasserted actions were dropped with the failure.
+    await store.send(Increment()) { $0.count = 2 }
+  }
+
+  // MARK: - receive
+
+  @Test func receiveAnotherType() async {
+    let store = makeStore()
+    await store.send(Ping(value: 4))
+    let line = #line + 2
+    let failures = await expectFailures("Expected to receive Loaded, but received Pong") {
+      await store.receive(Loaded.self)
+    }
+    #expect(failures.first?.text.contains("value: 4") == true)
+    #expect(failures.first?.line == line)
+    await store.finish()
+  }
+
+  @Test func receiveEquatableActionWithAnotherPayload() async throws {
+    let store = makeStore()
+    await store.send(Ping(value: 1))
+    let line = #line + 2
+    let failures = await expectFailures("The action received does not match the expectation") {
+      await store.receive(Pong(value: 2)) { $0.results = ["pong 1"] }
+    }
+    let failure = try #require(failures.first)
+    #expect(failure.text.contains("(Expected: −, Received: +)"))
+    #expect(failure.lines.contains { $0.hasPrefix("−") && $0.contains("Pong(value: 2)") })
+    #expect(failure.lines.contains { $0.hasPrefix("+") && $0.contains("Pong(value: 1)") })
+    #expect(failure.line == line)
+    await store.finish()
+  }
+
+  @Test func receiveWithWrongState() async {
+    let store = makeStore()
+    await store.send(Ping(value: 1))
+    await expectFailures("A state change does not match the expectation after receiving Pong") {
+      await store.receive(Pong(value: 1)) { $0.results = ["pong 2"] }
+    }
+    await store.finish()
+  }
+
+  @Test func receiveWhenNothingWasReceivedFailsWithoutWaiting() async {
+    let store = makeStore()
+    store.timeout = .seconds(30)
+    await store.send(Increment()) { $0.count = 1 }
+    let duration = await elapsed {
+      await expectFailures(
+        "Expected to receive Pong, but no action was received and no effect is running"
+      ) {
+        await store.receive(Pong.self)
+      }
+    }
+    #expect(duration < .seconds(10))
+  }
+
+  @Test func receiveTimesOutWhileAnEffectIsInFlight() async {
+    let clock = ManualClock()
+    let store = makeStore(clock: clock)
+    await store.send(Wait(until: .seconds(1))) { $0.waiting = true }
+    let duration = await elapsed {
+      await expectFailures(
+        "Expected to receive Waited within 0.05 seconds, but none arrived; 1 effect is still "
+          + "running"
+      ) {
+        await store.receive(Waited.self, timeout: .milliseconds(50))
+      }
+    }
+    #expect(duration >= .milliseconds(50))
+    #expect(duration < .seconds(10))
+    // The effect is still blocked: let it finish and assert what it dispatches.
+    await clock.advance(by: .seconds(1))
+    await store.receive(Waited()) { $0.waiting = false }
+    await store.finish()
+  }
+
+  @Test func receiveUsesTheStoreTimeout() async {
+    let store = makeStore()
+    store.timeout = .milliseconds(50)
+    await store.send(Wait(until: .seconds(1))) { $0.waiting = true }
+    await expectFailures("Expected to receive Waited within 0.05 seconds") {
+      await store.receive(Waited.self)
+    }
+    store.skipInFlightEffects()
+    await waitForCancelledEffects(store)
+  }
+
+  @Test func receiveAssertionClosureThrows() async {
+    let store = makeStore()
+    await store.send(Ping(value: 1))
+    await expectFailures("The assertion closure threw Boom") {
+      await store.receive(Pong.self) { _ in throw Boom() }
+    }
+    await store.finish()
+  }
+
+  // MARK: - finish
+
+  @Test func finishWithAnEffectStillRunning() async {
+    let clock = ManualClock()
+    let store = makeStore(clock: clock)
+    await store.send(Work(until: .seconds(1)))
+    let duration = await elapsed {
+      await expectFailures("1 effect is still running after 0.05 seconds") {
+        await store.finish(timeout: .milliseconds(50))
+      }
+    }
+    #expect(duration < .seconds(10))
+    // finish() does not cancel it.
+    #expect(store.store.effectsInFlight == 1)
+    await clock.advance(by: .seconds(1))
+    await store.finish()
+  }
+
+  @Test func finishWithUnassertedActions() async throws {
+    let store = makeStore()
+    await store.send(Burst())
+    let line = #line + 2
+    let failures = await expectFailures("3 received actions left unasserted") {
+      await store.finish()
+    }
+    let failure = try #require(failures.first)
+    #expect(failure.text.contains("Increment()"))
+    #expect(failure.text.contains("SetText(text: \"burst\")"))
+    #expect(failure.text.contains("Pong(value: 3)"))
+    #expect(failure.line == line)
+  }
+
+  // MARK: - deinit
+
+  @Test func deinitWithUnassertedReceivedActions() async {
+    let line = #line + 2
+    let failures = await expectFailures("The store received 1 unexpected action") {
+      let store = TestStore(
+        initialState: Counter(), reducer: counterReducer,
+        effects: counterEffects(clock: ManualClock()))
+      await store.send(Ping(value: 1))
+      await store.store.settle()
+    }
+    #expect(failures.first?.text.contains("Pong(value: 1)") == true)
+    // Reported where the test store was made.
+    #expect(failures.first?.line == line)
+  }
+
+  @Test func deinitWithAnEffectStillRunning() async {
+    let clock = ManualClock()
+    await expectFailures("1 effect is still running. Await finish()") {
+      let store = makeStore(clock: clock)
+      await store.send(Wait(until: .seconds(1))) { $0.waiting = true }
+    }
+    // The deinitialization cancelled it.
+    await waitUntil("the sleeper is gone") { clock.sleeperCount == 0 }
+  }
+
+  @Test func deinitWithBoth() async {
+    let clock = ManualClock()
+    await expectFailures("The store received 2 unexpected actions", "1 effect is still running") {
+      let store = makeStore(clock: clock)
+      await store.send(Ping(value: 1))
+      await store.store.settle()
+      // Dispatched to the store directly, so received rather than sent.
+      store.store.dispatch(Wait(until: .seconds(1)))
+      #expect(store.state.waiting)
+    }
+    await waitUntil("the sleeper is gone") { clock.sleeperCount == 0 }
+  }
+
+  @Test func deinitRightAfterSkipInFlightEffects() async {
+    // Skipped effects are no longer tracked, even one that ignores cancellation and is still
+    // running when the test ends.
+    let gate = Gate()
+    do {
+      let store = TestStore(
+        initialState: Counter(),
+        effects: Effects<Counter>().on(Noop.self) { _, _ in await gate.wait() })
+      await store.send(Noop())
+      store.skipInFlightEffects()
+      await store.finish()
+    }
+    gate.open()
+  }
+}
