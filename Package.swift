@@ -7,10 +7,12 @@ let package = Package(
   products: [
     .library(name: "Sluice", targets: ["Sluice"]),
     .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
+    .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3")
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -18,9 +20,14 @@ let package = Package(
     .target(
       name: "SluiceTesting",
       dependencies: ["Sluice", .product(name: "CustomDump", package: "swift-custom-dump")]),
+    .target(
+      name: "SluiceSQLite",
+      dependencies: ["Sluice", .product(name: "GRDB", package: "GRDB.swift")]),
     .executableTarget(name: "SluiceDemo", dependencies: ["Sluice"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
+    .testTarget(
+      name: "SluiceSQLiteTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -21,6 +21,8 @@
 public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
   @usableFromInline let core: StoreCore<State>
+  /// The persistence of the store, if it has one.
+  let persistenceHandle: (any PersistenceHandle)?
 
   /// Creates a store.
   ///
@@ -71,8 +73,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// Wraps a core that is not attached yet; the caller attaches it (from inlinable code, so the
   /// core's lane operations are specialized for `State`).
   @usableFromInline
-  init(core: StoreCore<State>, middleware: [Middleware<State>]) {
+  init(
+    core: StoreCore<State>, middleware: [Middleware<State>],
+    persistence: (any PersistenceHandle)? = nil
+  ) {
     self.core = core
+    persistenceHandle = persistence
     for entry in middleware {
       core.middleware.append((id: core.nextMiddlewareID, middleware: entry))
       core.nextMiddlewareID += 1
@@ -92,6 +98,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   }
 
   deinit {
+    persistenceHandle?.close()
     core.lane.detach(core)
     core.lane.effects.cancel(group: core.commandGroup)
     for end in core.endOfStore.withLock({ ends in

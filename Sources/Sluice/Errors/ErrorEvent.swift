@@ -13,12 +13,15 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
     case command(String)
     /// An action of this type carried it (``ErrorCarrying``).
     case action(String)
+    /// Restoring or saving the state under this key failed (``PersistenceError``).
+    case persistence(String)
 
     public var description: String {
       switch self {
       case .effect(let type): "effect on \(type)"
       case .command(let type): "command \(type)"
       case .action(let type): "action \(type)"
+      case .persistence(let key): "persistence of \(key)"
       }
     }
   }

@@ -1,0 +1,368 @@
+import Dispatch
+import Foundation
+
+/// What a persisted store found when it was created.
+public enum RestoreOutcome: Sendable, CustomStringConvertible {
+  /// Nothing was stored under the key: the store starts from its initial state.
+  case empty
+  /// The stored state was restored.
+  case restored(version: Int)
+  /// The stored state was restored after migrating it.
+  case migrated(from: Int, to: Int)
+  /// The stored data could not be used: the store starts from its initial state, and the bad
+  /// bytes were kept under `quarantineKey` (`nil` when even that failed; see the error).
+  case discarded(PersistenceError, quarantineKey: String?)
+  /// The stored state is newer than the code: it was left untouched, the store starts from its
+  /// initial state and does not save under the key.
+  case refused(PersistenceError)
+  /// The backend could not be read: the store starts from its initial state.
+  case unreadable(PersistenceError)
+
+  public var description: String {
+    switch self {
+    case .empty: "empty"
+    case .restored(let version): "restored (version \(version))"
+    case .migrated(let from, let to): "migrated from version \(from) to \(to)"
+    case .discarded(let error, let key): "discarded (\(error)); kept as \(key ?? "nothing")"
+    case .refused(let error): "refused (\(error))"
+    case .unreadable(let error): "unreadable (\(error))"
+    }
+  }
+}
+
+/// The persistence of one store: restores its state when the store is made, then saves it
+/// after changes, off the dispatch path (or before `dispatch` returns, in write-through mode).
+///
+/// ```swift
+/// store.persistence?.isEnabled = false      // Flask's `shouldArchive = false`
+/// try await store.persistence?.flush()      // everything dispatched so far is durable
+/// ```
+public final class PersistenceController<State: Codable & Sendable>: PersistenceHandle,
+  @unchecked Sendable
+{
+  // @unchecked Sendable: mutable fields are touched only under `lock`; `storage` is Sendable,
+  // and is written only on `writeQueue` (and, in write-through mode, on the lane, which never
+  // overlaps the queue: the lane step waits for it).
+
+  /// The full key the state is saved under.
+  public let key: String
+  /// What was found at creation.
+  public let restoreOutcome: RestoreOutcome
+  /// The schema version written.
+  public let version: Int
+  let storage: any PersistenceStorage
+  private let saving: SaveMode
+  private let clock: PersistenceClock
+  private let writeQueue: DispatchQueue
+  private let lock = InternalLock()
+  private let encoder = JSONEncoder()
+
+  // Guarded by `lock`.
+  private var enabled = true
+  /// The state changed since the last write (the latest one), if any.
+  private var pending: State?
+  private var firstChange: Duration?
+  private var lastChange: Duration?
+  private var changeCount: UInt64 = 0
+  private var writes = 0
+  private var lastFailure: PersistenceError?
+  private var reportTo: ErrorSink?
+  private var readState: (@Sendable () -> State)?
+  private var subscription: Subscription?
+  private var signal: AsyncStream<Void>.Continuation?
+  private var writer: Task<Void, Never>?
+  private var closed = false
+
+  /// Restores the state under `key`'s full key; the store calls ``start(store:errors:)`` next.
+  @usableFromInline
+  init(key: PersistenceKey<State>) {
+    self.key = key.fullKey
+    version = key.version
+    storage = key.storage
+    saving = key.saving
+    clock = key.clock
+    writeQueue = DispatchQueue(label: "sluice.persistence.\(key.fullKey)")
+    encoder.outputFormatting = [.sortedKeys]
+    (restored, restoreOutcome) = Self.restore(key)
+    if case .refused = restoreOutcome { enabled = false }
+  }
+
+  /// The state found, if one was restored.
+  @usableFromInline let restored: State?
+
+  deinit {
+    signal?.finish()
+    writer?.cancel()
+  }
+
+  // MARK: - Public controls
+
+  /// Whether changes are saved. Switching it off drops nothing: the latest unsaved state is
+  /// written when it is switched on again. A store whose record was refused (newer version)
+  /// cannot be switched on.
+  public var isEnabled: Bool {
+    get { lock.withLock { enabled } }
+    set {
+      let resume = lock.withLock { () -> Bool in
+        if case .refused = restoreOutcome { return false }
+        defer { enabled = newValue }
+        return newValue && !enabled
+      }
+      if resume {
+        if let state = lock.withLock({ readState })?() { changed(to: state) }
+      }
+    }
+  }
+
+  /// Whether a change is waiting to be written.
+  public var hasPendingChanges: Bool { lock.withLock { pending != nil } }
+
+  /// The number of writes done so far.
+  public var writeCount: Int { lock.withLock { writes } }
+
+  /// The last error of a restore or a save, if any.
+  public var lastError: PersistenceError? { lock.withLock { lastFailure } }
+
+  /// Returns when every action dispatched to the store before this call is durable: a
+  /// barrier. Writes the latest state now instead of waiting for the coalescing window.
+  ///
+  /// - Throws: ``PersistenceError`` when the write failed (the state stays pending and is
+  ///   retried on the next change or flush).
+  public func flush() async throws {
+    if let barrier = lock.withLock({ laneBarrier }) { await barrier() }
+    try await writeOnQueue(force: false)
+    try syncStorage()
+  }
+
+  /// Writes the store's current state now, changed or not, and returns when it is durable.
+  public func saveNow() async throws {
+    try await writeOnQueue(force: true)
+    try syncStorage()
+  }
+
+  private var laneBarrier: (@Sendable () async -> Void)?
+
+  // MARK: - Wiring
+
+  /// Starts saving the changes of `store` (called once, from the store's initializer).
+  func start(store: Store<State>, errors: ErrorSink) {
+    let core = store.core
+    lock.withLock {
+      reportTo = errors
+      readState = { core.state }
+      laneBarrier = { await core.lane.performAsync(.change) {} }
+    }
+    switch restoreOutcome {
+    case .discarded(let error, _), .refused(let error), .unreadable(let error): report(error)
+    case .empty, .restored, .migrated: break
+    }
+    if case .coalesced = saving {
+      let (stream, continuation) = AsyncStream<Void>.makeStream(
+        bufferingPolicy: .bufferingNewest(1))
+      let task = Task { [weak self] in
+        for await _ in stream {
+          guard let self else { return }
+          if await !self.writeWhenDue() { return }
+        }
+      }
+      lock.withLock {
+        signal = continuation
+        writer = task
+      }
+    }
+    let subscription = store.observeForPersistence { [weak self] state in self?.changed(to: state) }
+    lock.withLock { self.subscription = subscription }
+  }
+
+  /// Stops observing and writes what is pending (the store is going away).
+  @usableFromInline
+  func close() {
+    let (subscription, signal, writer) = lock.withLock {
+      closed = true
+      return (self.subscription, self.signal, self.writer)
+    }
+    subscription?.cancel()
+    signal?.finish()
+    writer?.cancel()
+    writeQueue.sync { _ = writePending(force: false) }
+    try? storage.synchronize()
+  }
+
+  // MARK: - Saving
+
+  /// A committed change (on the lane).
+  func changed(to state: State) {
+    let now = clock.now()
+    let (mode, signal) = lock.withLock { () -> (SaveMode?, AsyncStream<Void>.Continuation?) in
+      guard enabled, !closed else { return (nil, nil) }
+      pending = state
+      changeCount += 1
+      if firstChange == nil { firstChange = now }
+      lastChange = now
+      return (saving, self.signal)
+    }
+    switch mode {
+    case .writeThrough?:
+      // Durable before the lane step ends, so before `dispatch` returns.
+      writeQueue.sync { _ = writePending(force: false) }
+    case .coalesced?: signal?.yield()
+    case nil: break
+    }
+  }
+
+  /// Sleeps until the coalescing window of the pending change closes, then writes; returns
+  /// `false` when the writer must stop.
+  private func writeWhenDue() async -> Bool {
+    guard case .coalesced(let debounce, let maxDelay) = saving else { return false }
+    while true {
+      let due = lock.withLock { () -> Duration? in
+        guard pending != nil, enabled, let firstChange, let lastChange else { return nil }
+        return min(lastChange + debounce, firstChange + maxDelay)
+      }
+      guard let due else { return true }
+      if due > clock.now() {
+        do { try await clock.sleep(due) } catch { return false }
+        continue
+      }
+      _ = try? await writeOnQueue(force: false)
+      return true
+    }
+  }
+
+  /// Runs a write on the write queue and waits for it without blocking a thread.
+  private func writeOnQueue(force: Bool) async throws {
+    let failure: PersistenceError? = await withCheckedContinuation { continuation in
+      writeQueue.async { continuation.resume(returning: self.writePending(force: force)) }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Writes the pending state (or, when `force`, the current one) on the write queue; returns
+  /// the error, if the write failed. A failed write leaves the state pending.
+  private func writePending(force: Bool) -> PersistenceError? {
+    let state = lock.withLock { () -> State? in
+      guard enabled || force else { return nil }
+      if case .refused = restoreOutcome { return nil }
+      if let pending { return pending }
+      return force ? readState?() : nil
+    }
+    guard let state else { return nil }
+    let generation = lock.withLock { changeCount }
+    let failure: PersistenceError?
+    do {
+      let data: Data
+      do {
+        data = try encoder.encode(state)
+      } catch {
+        throw PersistenceError.unencodable(key: key, underlying: error)
+      }
+      let record = PersistedRecord(key: key, version: version, data: data, updatedAt: Date())
+      do {
+        try storage.write([record])
+      } catch {
+        throw PersistenceError.storage(key: key, operation: "write", underlying: error)
+      }
+      failure = nil
+    } catch let error as PersistenceError {
+      failure = error
+    } catch {
+      failure = .storage(key: key, operation: "write", underlying: error)
+    }
+    lock.withLock {
+      if let failure {
+        lastFailure = failure
+      } else {
+        writes += 1
+        // A change that arrived during the write stays pending.
+        if changeCount == generation {
+          pending = nil
+          firstChange = nil
+          lastChange = nil
+        }
+      }
+    }
+    if let failure { report(failure) }
+    return failure
+  }
+
+  private func syncStorage() throws {
+    do {
+      try storage.synchronize()
+    } catch {
+      let failure = PersistenceError.storage(key: key, operation: "synchronize", underlying: error)
+      report(failure)
+      throw failure
+    }
+  }
+
+  private func report(_ error: PersistenceError) {
+    let sink = lock.withLock {
+      lastFailure = error
+      return reportTo
+    }
+    sink?.report(ErrorEvent(error: error, action: nil, source: .persistence(key)))
+  }
+
+  // MARK: - Restoring
+
+  private static func restore(_ key: PersistenceKey<State>) -> (State?, RestoreOutcome) {
+    let fullKey = key.fullKey
+    let record: PersistedRecord?
+    do {
+      record = try key.storage.read(fullKey)
+    } catch let PersistenceError.corrupt(_, bytes, reason) {
+      let error = PersistenceError.corrupt(key: fullKey, bytes: bytes, reason: reason)
+      return (nil, discard(bytes, error: error, key: key))
+    } catch {
+      return (nil, .unreadable(.storage(key: fullKey, operation: "read", underlying: error)))
+    }
+    guard let record else { return (nil, .empty) }
+    if record.version > key.version {
+      return (
+        nil,
+        .refused(.newerVersion(key: fullKey, stored: record.version, supported: key.version))
+      )
+    }
+    var json: StateValue
+    do {
+      json = try JSONDecoder().decode(StateValue.self, from: record.data)
+    } catch {
+      let error = PersistenceError.corrupt(
+        key: fullKey, bytes: record.data, reason: "the data is not JSON: \(error)")
+      return (nil, discard(record.data, error: error, key: key))
+    }
+    for from in record.version..<key.version {
+      guard let step = key.migrations.steps[from] else {
+        let error = PersistenceError.missingMigration(key: fullKey, from: from, to: from + 1)
+        return (nil, discard(record.data, error: error, key: key))
+      }
+      do {
+        try step(&json)
+      } catch {
+        let error = PersistenceError.migrationFailed(key: fullKey, from: from, underlying: error)
+        return (nil, discard(record.data, error: error, key: key))
+      }
+    }
+    do {
+      let data = record.version == key.version ? record.data : try JSONEncoder().encode(json)
+      let state = try JSONDecoder().decode(State.self, from: data)
+      let outcome: RestoreOutcome =
+        record.version == key.version
+        ? .restored(version: record.version) : .migrated(from: record.version, to: key.version)
+      return (state, outcome)
+    } catch {
+      let error = PersistenceError.undecodable(
+        key: fullKey, version: record.version, underlying: error)
+      return (nil, discard(record.data, error: error, key: key))
+    }
+  }
+
+  /// Keeps bad bytes under a quarantine key.
+  private static func discard(
+    _ bytes: Data, error: PersistenceError, key: PersistenceKey<State>
+  ) -> RestoreOutcome {
+    let quarantined = try? key.storage.quarantine(
+      bytes, of: key.fullKey, reason: error.description)
+    return .discarded(error, quarantineKey: quarantined)
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Where and how a store's state is persisted: a backend, a key, a schema version with its
+/// migrations, and when to save.
+///
+/// Pick a backend with a static factory, then adjust:
+///
+/// ```swift
+/// let store = Store(
+///   initialState: Settings(), reducer: reducer,
+///   persistence: .jsonFile("settings", in: supportFolder)
+///     .version(2, migrations: PersistenceMigrations().from(1) { $0["theme"] = "light" }))
+/// ```
+///
+/// The full key is `"<namespace>.<name>"` (Flask's key space): `"sluice.settings"` by default.
+/// The persisted form is the state's `Codable` form; to keep a property out (something
+/// transient, like a spinner flag), leave it out of `CodingKeys` and give it a default value.
+public struct PersistenceKey<State: Codable & Sendable>: Sendable {
+  /// The name of the state in the key space.
+  public let name: String
+  /// The key space (Flask's `archiveKeySpace`).
+  public private(set) var namespace: String
+  /// The backend.
+  public let storage: any PersistenceStorage
+  /// The current schema version of the state; records are written with it.
+  public private(set) var version = 1
+  /// The steps from older versions.
+  public private(set) var migrations = PersistenceMigrations()
+  /// When saves happen.
+  public private(set) var saving = SaveMode.coalesced()
+  var clock: PersistenceClock
+
+  /// A key on any backend.
+  ///
+  /// - Parameters:
+  ///   - name: The state's name in the key space.
+  ///   - namespace: The key space; `"sluice"` by default.
+  ///   - storage: The backend.
+  public init(_ name: String, namespace: String = "sluice", storage: any PersistenceStorage) {
+    self.name = name
+    self.namespace = namespace
+    self.storage = storage
+    clock = PersistenceClock(ContinuousClock())
+  }
+
+  /// The full key: `"<namespace>.<name>"`.
+  public var fullKey: String { "\(namespace).\(name)" }
+
+  /// The same key with a schema version and the migrations from older ones.
+  public func version(_ version: Int, migrations: PersistenceMigrations = PersistenceMigrations())
+    -> PersistenceKey
+  {
+    var copy = self
+    copy.version = max(1, version)
+    copy.migrations = migrations
+    return copy
+  }
+
+  /// The same key in another key space.
+  public func namespace(_ namespace: String) -> PersistenceKey {
+    var copy = self
+    copy.namespace = namespace
+    return copy
+  }
+
+  /// The same key with another save mode.
+  public func saving(_ mode: SaveMode) -> PersistenceKey {
+    var copy = self
+    copy.saving = mode
+    return copy
+  }
+
+  /// The same key with the coalescing windows measured on `clock` (a test clock).
+  public func clock<C: Clock>(_ clock: C) -> PersistenceKey where C.Duration == Duration {
+    var copy = self
+    copy.clock = PersistenceClock(clock)
+    return copy
+  }
+}
+
+/// When a persisted store saves.
+public enum SaveMode: Sendable, Hashable {
+  /// After a change, wait until `debounce` passed without another change, but never more than
+  /// `maxDelay` after the first unsaved change: continuous activity cannot postpone the write
+  /// forever (Flask's did). Writes happen off the dispatch path. The defaults are 2 s (Flask's)
+  /// and 10 s.
+  case coalesced(debounce: Duration = .seconds(2), maxDelay: Duration = .seconds(10))
+  /// Every committed change is durable before `dispatch` returns (RxStateFlow's guarantee):
+  /// one write per changed store and lane step, on the lane. Slower; see the benchmarks.
+  case writeThrough
+}
+
+/// A clock, reduced to what the coalescing needs: the time since it was made, and sleeping
+/// until a point in that time.
+struct PersistenceClock: Sendable {
+  let now: @Sendable () -> Duration
+  let sleep: @Sendable (Duration) async throws -> Void
+
+  init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    let origin = clock.now
+    now = { origin.duration(to: clock.now) }
+    sleep = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+  }
+}

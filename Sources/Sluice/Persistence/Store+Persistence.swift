@@ -1,0 +1,72 @@
+/// What a store needs of its persistence, whatever the state type.
+@usableFromInline
+protocol PersistenceHandle: AnyObject, Sendable {
+  /// Stops saving and writes what is pending (the store is going away).
+  func close()
+}
+
+extension Store where State: Codable {
+  /// Creates a store persisted under `persistence`: its state is restored now, synchronously,
+  /// and saved after changes.
+  ///
+  /// ```swift
+  /// let store = Store(
+  ///   initialState: Settings(), reducer: reducer,
+  ///   persistence: .jsonFile("settings", in: folder))
+  /// try await store.persistence?.flush()
+  /// ```
+  ///
+  /// When nothing usable is stored, the store starts from `initialState`; see
+  /// ``PersistenceController/restoreOutcome`` and ``RestoreOutcome``. ``reset()`` returns to
+  /// `initialState`, not to the restored state.
+  @inlinable
+  public convenience init(
+    initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
+    persistence: PersistenceKey<State>
+  ) {
+    let controller = PersistenceController(key: persistence)
+    let core = StoreCore(
+      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
+      isEqual: nil)
+    if let restored = controller.restored { core.current = restored }
+    self.init(core: core, middleware: middleware, persistence: controller)
+    core.lane.attach(core)
+    addInitialEffects(effects)
+    startPersistence(controller)
+  }
+
+  /// Creates a persisted store whose whole-state observers are called only on real changes
+  /// (and which saves only real changes).
+  @inlinable
+  public convenience init(
+    initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
+    persistence: PersistenceKey<State>
+  ) where State: Equatable {
+    let controller = PersistenceController(key: persistence)
+    let core = StoreCore(
+      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
+      isEqual: { $0 == $1 })
+    if let restored = controller.restored { core.current = restored }
+    self.init(core: core, middleware: middleware, persistence: controller)
+    core.lane.attach(core)
+    addInitialEffects(effects)
+    startPersistence(controller)
+  }
+
+  @usableFromInline
+  func startPersistence(_ controller: PersistenceController<State>) {
+    controller.start(store: self, errors: errorSink)
+  }
+
+  /// The store's persistence; `nil` for a store made without one.
+  public var persistence: PersistenceController<State>? {
+    persistenceHandle as? PersistenceController<State>
+  }
+
+  /// A synchronous observer of every committed change from now on, for the persistence.
+  func observeForPersistence(_ body: @escaping @Sendable (State) -> Void) -> Subscription {
+    observe(from: .nextChange, body)
+  }
+}

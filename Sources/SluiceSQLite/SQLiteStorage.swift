@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import Sluice
+
+/// The embedded default backend: records in an SQLite database through GRDB.
+///
+/// One database file holds the records of any number of stores, in a table
+/// `sluice_records(key, version, data, updated_at)`; quarantined bytes go to
+/// `sluice_quarantine`. The database runs in WAL mode with `synchronous = FULL`, so a write is
+/// durable when it returns: `flush()` returns only after the state reached the disk.
+///
+/// ```swift
+/// let database = try SQLiteStorage(path: supportFolder.appendingPathComponent("app.sqlite").path)
+/// let settings = Store(initialState: Settings(), reducer: settingsReducer,
+///                      persistence: .sqlite("settings", in: database))
+/// let session = Store(initialState: Session(), reducer: sessionReducer,
+///                     persistence: .sqlite("session", in: database))
+/// ```
+///
+/// Share one `SQLiteStorage` per file between the stores of a process.
+public final class SQLiteStorage: PersistenceStorage, Sendable {
+  /// The database file, or `nil` for an in-memory database.
+  public let path: String?
+  private let writer: any DatabaseWriter
+
+  /// Opens (or creates) the database at `path`, and its tables.
+  ///
+  /// - Throws: GRDB's `DatabaseError` when the file cannot be opened (a missing folder, no
+  ///   permission, not a database).
+  public init(path: String) throws {
+    self.path = path
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA synchronous = FULL")
+    }
+    writer = try DatabasePool(path: path, configuration: configuration)
+    try Self.migrate(writer)
+  }
+
+  /// A database in memory (for tests).
+  public init() throws {
+    path = nil
+    writer = try DatabaseQueue()
+    try Self.migrate(writer)
+  }
+
+  private static func migrate(_ writer: any DatabaseWriter) throws {
+    try writer.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE IF NOT EXISTS sluice_records (
+            key TEXT PRIMARY KEY NOT NULL,
+            version INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            updated_at DOUBLE NOT NULL
+          );
+          CREATE TABLE IF NOT EXISTS sluice_quarantine (
+            key TEXT PRIMARY KEY NOT NULL,
+            original_key TEXT NOT NULL,
+            data BLOB NOT NULL,
+            reason TEXT NOT NULL,
+            quarantined_at DOUBLE NOT NULL
+          );
+          """)
+    }
+  }
+
+  public func read(_ key: String) throws -> PersistedRecord? {
+    try writer.read { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT version, data, updated_at FROM sluice_records WHERE key = ?",
+          arguments: [key])
+      else { return nil }
+      let version: Int = row["version"]
+      let data: Data = row["data"]
+      let updatedAt: Double = row["updated_at"]
+      return PersistedRecord(
+        key: key, version: version, data: data,
+        updatedAt: Date(timeIntervalSince1970: updatedAt))
+    }
+  }
+
+  public func write(_ records: [PersistedRecord]) throws {
+    try writer.write { db in
+      for record in records {
+        try db.execute(
+          sql: """
+            INSERT INTO sluice_records (key, version, data, updated_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET
+              version = excluded.version, data = excluded.data, updated_at = excluded.updated_at
+            """,
+          arguments: [
+            record.key, record.version, record.data, record.updatedAt.timeIntervalSince1970,
+          ])
+      }
+    }
+  }
+
+  public func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
+    try writer.write { db in
+      let now = Date()
+      var target = "\(key).quarantine.\(Int64(now.timeIntervalSince1970 * 1_000))"
+      var counter = 1
+      while try Bool.fetchOne(
+        db, sql: "SELECT 1 FROM sluice_quarantine WHERE key = ?", arguments: [target]) != nil
+      {
+        counter += 1
+        target = "\(key).quarantine.\(Int64(now.timeIntervalSince1970 * 1_000))-\(counter)"
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO sluice_quarantine (key, original_key, data, reason, quarantined_at)
+          VALUES (?, ?, ?, ?, ?)
+          """,
+        arguments: [target, key, bytes, reason, now.timeIntervalSince1970])
+      return target
+    }
+  }
+
+  /// The bytes quarantined under `key` (a key a ``RestoreOutcome/discarded(_:quarantineKey:)``
+  /// names), with the reason.
+  public func quarantined(_ key: String) throws -> (data: Data, reason: String)? {
+    try writer.read { db in
+      guard
+        let row = try Row.fetchOne(
+          db, sql: "SELECT data, reason FROM sluice_quarantine WHERE key = ?", arguments: [key])
+      else { return nil }
+      return (row["data"], row["reason"])
+    }
+  }
+
+  /// Every key of the records table.
+  public func keys() throws -> [String] {
+    try writer.read { db in
+      try String.fetchAll(db, sql: "SELECT key FROM sluice_records ORDER BY key")
+    }
+  }
+}
+
+extension PersistenceKey {
+  /// A key in an SQLite database (the embedded default); see ``SQLiteStorage``.
+  public static func sqlite(_ name: String, in database: SQLiteStorage) -> PersistenceKey {
+    PersistenceKey(name, storage: database)
+  }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Sluice
+import SluiceTesting
+import Testing
+
+private struct PsCounter: Codable, Equatable, Sendable {
+  var value = 0
+}
+
+private struct PsBump: Action {}
+
+private let psReducer = Reducer<PsCounter>().on(PsBump.self) { state, _ in state.value += 1 }
+
+@Suite struct PersistenceSmokeTests {
+  @Test func inMemoryRoundTripWithFlush() async throws {
+    let storage = InMemoryStorage()
+    do {
+      let store = Store(
+        initialState: PsCounter(), reducer: psReducer, persistence: .inMemory("c", storage))
+      store.dispatch(PsBump())
+      store.dispatch(PsBump())
+      try await store.persistence?.flush()
+      #expect(storage.record("sluice.c")?.version == 1)
+    }
+    let again = Store(
+      initialState: PsCounter(), reducer: psReducer, persistence: .inMemory("c", storage))
+    #expect(again.state.value == 2)
+  }
+
+  @Test func coalescesWithDebounceAndMaxDelay() async throws {
+    let storage = InMemoryStorage()
+    let clock = ManualClock()
+    let store = Store(
+      initialState: PsCounter(), reducer: psReducer,
+      persistence: .inMemory("c", storage)
+        .saving(.coalesced(debounce: .seconds(2), maxDelay: .seconds(10))).clock(clock))
+    for _ in 0..<9 {
+      store.dispatch(PsBump())
+      await clock.advance(by: .seconds(1))
+    }
+    #expect(storage.writes == 0)
+    store.dispatch(PsBump())
+    await clock.advance(by: .seconds(1))
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while storage.writes == 0, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    #expect(storage.writes == 1)
+    #expect(store.persistence?.hasPendingChanges == false)
+  }
+
+  @Test func jsonFileRoundTrip() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    do {
+      let store = Store(
+        initialState: PsCounter(), reducer: psReducer, persistence: .jsonFile("c", in: folder))
+      store.dispatch(PsBump())
+      try await store.persistence?.flush()
+    }
+    let again = Store(
+      initialState: PsCounter(), reducer: psReducer, persistence: .jsonFile("c", in: folder))
+    #expect(again.state.value == 1)
+    if case .restored(1) = again.persistence?.restoreOutcome {
+    } else {
+      Issue.record("not restored")
+    }
+  }
+}
