@@ -24,6 +24,7 @@ let package = Package(
       name: "SluiceSQLite",
       dependencies: ["Sluice", .product(name: "GRDB", package: "GRDB.swift")]),
     .executableTarget(name: "SluiceDemo", dependencies: ["Sluice"]),
+    .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(

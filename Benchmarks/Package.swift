@@ -23,6 +23,7 @@ let package = Package(
       name: "SluiceBench",
       dependencies: [
         .product(name: "Sluice", package: "Sluice"),
+        .product(name: "SluiceSQLite", package: "Sluice"),
         "CAllocCounter",
       ]),
   ],

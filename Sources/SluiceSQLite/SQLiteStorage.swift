@@ -72,12 +72,30 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
           db, sql: "SELECT version, data, updated_at FROM sluice_records WHERE key = ?",
           arguments: [key])
       else { return nil }
-      let version: Int = row["version"]
-      let data: Data = row["data"]
-      let updatedAt: Double = row["updated_at"]
-      return PersistedRecord(
-        key: key, version: version, data: data,
-        updatedAt: Date(timeIntervalSince1970: updatedAt))
+      // Decoded with `try`: a row of the wrong types (written by another tool, or damaged) is
+      // corrupt data to quarantine, never a trap.
+      do {
+        let version = try row.decode(Int.self, forColumn: "version")
+        let data = try row.decode(Data.self, forColumn: "data")
+        let updatedAt = try row.decode(Double.self, forColumn: "updated_at")
+        return PersistedRecord(
+          key: key, version: version, data: data,
+          updatedAt: Date(timeIntervalSince1970: updatedAt))
+      } catch {
+        throw PersistenceError.corrupt(
+          key: key, bytes: Self.bytes(of: row),
+          reason: "the row does not have the types of a record: \(error)")
+      }
+    }
+  }
+
+  /// The `data` column's bytes when it holds a blob or text, the row's description otherwise.
+  private static func bytes(of row: Row) -> Data {
+    let value: DatabaseValue = row["data"]
+    switch value.storage {
+    case .blob(let data): return data
+    case .string(let text): return Data(text.utf8)
+    default: return Data(row.description.utf8)
     }
   }
 
@@ -126,7 +144,21 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
         let row = try Row.fetchOne(
           db, sql: "SELECT data, reason FROM sluice_quarantine WHERE key = ?", arguments: [key])
       else { return nil }
-      return (row["data"], row["reason"])
+      return (
+        try row.decode(Data.self, forColumn: "data"),
+        try row.decode(String.self, forColumn: "reason")
+      )
+    }
+  }
+
+  /// The quarantine keys of the bytes kept aside for `key`, oldest first.
+  public func quarantineKeys(of key: String) throws -> [String] {
+    try writer.read { db in
+      try String.fetchAll(
+        db,
+        sql:
+          "SELECT key FROM sluice_quarantine WHERE original_key = ? ORDER BY quarantined_at, key",
+        arguments: [key])
     }
   }
 

@@ -4,6 +4,8 @@ struct BenchCase: Sendable {
   /// Builds the fixture and returns its loop. Everything the loop needs (stores, subscriptions)
   /// is captured by the returned closure, so it stays alive while the case runs.
   let make: @Sendable () -> (_ iterations: Int) -> Void
+  /// Measures the case itself instead of the timed loop (a rate over a fixed duration).
+  var custom: (@Sendable (_ options: Options) -> Measurement)? = nil
 }
 
 /// What one case measured.
@@ -17,6 +19,8 @@ struct Measurement {
   let allocsPerOp: Double?
   let iterations: Int
   let repetitions: Int
+  /// Further figures of the case, printed after the fixed columns (`"writes_per_second"`).
+  var metrics: [(name: String, value: Double)] = []
 }
 
 enum Harness {
@@ -26,6 +30,7 @@ enum Harness {
   static let defaultOnceIterations = 100_000
 
   static func measure(_ benchCase: BenchCase, options: Options) -> Measurement {
+    if let custom = benchCase.custom { return custom(options) }
     let loop = benchCase.make()
 
     if options.once {

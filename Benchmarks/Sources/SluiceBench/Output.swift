@@ -60,6 +60,9 @@ enum Report {
           + padLeft(formatFixed(measurement.nsPerOp, decimals: 2), 12) + "  "
           + padLeft(ratio, 12) + "  " + padLeft(allocs, 10) + "  "
           + padLeft(String(measurement.iterations), 10))
+      for metric in measurement.metrics {
+        lines.append("    \(metric.name): \(formatFixed(metric.value, decimals: 2))")
+      }
     }
     return lines.joined(separator: "\n")
   }
@@ -69,10 +72,13 @@ enum Report {
     let cases = measurements.map { measurement in
       let ratio = measurement.ratioToLockFloor.map { formatFixed($0, decimals: 4) } ?? "null"
       let allocs = measurement.allocsPerOp.map { formatFixed($0, decimals: 4) } ?? "null"
+      let metrics = measurement.metrics.map { metric in
+        ",\(jsonString(metric.name)):\(formatFixed(metric.value, decimals: 3))"
+      }.joined()
       return "{\"name\":\(jsonString(measurement.name)),"
         + "\"ns_per_op\":\(formatFixed(measurement.nsPerOp, decimals: 3)),"
         + "\"ratio_to_lock_floor\":\(ratio),"
-        + "\"allocs_per_op\":\(allocs)}"
+        + "\"allocs_per_op\":\(allocs)\(metrics)}"
     }
     return "{\"cases\":[" + cases.joined(separator: ",") + "]}"
   }

@@ -14,7 +14,7 @@
 
 let allCases =
   DispatchCases.all + ObservationCases.all + TransactionCases.all + ReactionCases.all
-  + EffectCases.all
+  + EffectCases.all + PersistenceCases.all
 let lockFloorName = "floor.lock"
 
 let options: Options

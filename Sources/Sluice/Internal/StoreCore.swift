@@ -107,6 +107,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Observers registered at or after this rank joined during the current step; they got the
   /// current value on registration and are not called again for this step.
   @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
+  /// Called after every step in which the store reduced an action, changed or not, without
+  /// comparing states (the persistence's dirty mark); lane only.
+  @usableFromInline @exclusivity(unchecked) var stepHook: (@Sendable () -> Void)?
   /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
   @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
   @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
@@ -172,7 +175,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Recomputes the flags the hot path reads, after the registry changed (lane only).
   @usableFromInline
   func registryChanged() {
-    hasObservers = !registry.isEmpty
+    hasObservers = !registry.isEmpty || stepHook != nil
     needsOld = isEqual != nil && !registry.wholes.isEmpty
   }
 
@@ -263,6 +266,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   @inlinable
   func notify() {
+    stepHook?()
     // Everything reads the lane's own copy of the state in place: no copy per step (a large
     // state would otherwise be copied for every action).
     withUnsafePointer(to: &current) { state in

@@ -59,8 +59,9 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
 
   // Guarded by `lock`.
   private var enabled = true
-  /// The state changed since the last write (the latest one), if any.
-  private var pending: State?
+  /// Whether the state changed since the last write. The state written is read from the store
+  /// when the write happens: the latest committed one, so nothing is copied per change.
+  private var pending = false
   private var firstChange: Duration?
   private var lastChange: Duration?
   private var changeCount: UInt64 = 0
@@ -72,6 +73,9 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   private var signal: AsyncStream<Void>.Continuation?
   private var writer: Task<Void, Never>?
   private var closed = false
+  /// The restore could not read the backend: whatever the key holds is quarantined before the
+  /// first write replaces it (a read that failed only for a while must not cost the record).
+  private var preserveBeforeWrite = false
 
   /// Restores the state under `key`'s full key; the store calls ``start(store:errors:)`` next.
   @usableFromInline
@@ -85,6 +89,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     encoder.outputFormatting = [.sortedKeys]
     (restored, restoreOutcome) = Self.restore(key)
     if case .refused = restoreOutcome { enabled = false }
+    if case .unreadable = restoreOutcome { preserveBeforeWrite = true }
   }
 
   /// The state found, if one was restored.
@@ -108,14 +113,12 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
         defer { enabled = newValue }
         return newValue && !enabled
       }
-      if resume {
-        if let state = lock.withLock({ readState })?() { changed(to: state) }
-      }
+      if resume { changed() }
     }
   }
 
   /// Whether a change is waiting to be written.
-  public var hasPendingChanges: Bool { lock.withLock { pending != nil } }
+  public var hasPendingChanges: Bool { lock.withLock { pending } }
 
   /// The number of writes done so far.
   public var writeCount: Int { lock.withLock { writes } }
@@ -170,7 +173,9 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
         writer = task
       }
     }
-    let subscription = store.observeForPersistence { [weak self] state in self?.changed(to: state) }
+    // A strong reference (a weak one costs a side-table load per step): the cycle through the
+    // store's core ends when `close()` removes the hook.
+    let subscription = store.onEveryStep { self.changed() }
     lock.withLock { self.subscription = subscription }
   }
 
@@ -191,23 +196,34 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   // MARK: - Saving
 
   /// A committed change (on the lane).
-  func changed(to state: State) {
+  func changed() {
     let now = clock.now()
-    let (mode, signal) = lock.withLock { () -> (SaveMode?, AsyncStream<Void>.Continuation?) in
-      guard enabled, !closed else { return (nil, nil) }
-      pending = state
-      changeCount += 1
-      if firstChange == nil { firstChange = now }
-      lastChange = now
-      return (saving, self.signal)
+    // Plain lock calls and no tuple: this runs after every step of the store.
+    lock.lock()
+    guard enabled, !closed else { return lock.unlock() }
+    pending = true
+    changeCount += 1
+    lastChange = now
+    // Only the first change of a window wakes the writer; it reads the later ones itself.
+    guard firstChange == nil else {
+      lock.unlock()
+      if writesThrough { writeThrough() }
+      return
     }
-    switch mode {
-    case .writeThrough?:
-      // Durable before the lane step ends, so before `dispatch` returns.
-      writeQueue.sync { _ = writePending(force: false) }
-    case .coalesced?: signal?.yield()
-    case nil: break
-    }
+    firstChange = now
+    let signal = self.signal
+    lock.unlock()
+    if writesThrough { writeThrough() } else { signal?.yield() }
+  }
+
+  /// Writes before the lane step ends, so before `dispatch` returns.
+  private func writeThrough() {
+    writeQueue.sync { _ = writePending(force: false) }
+  }
+
+  private var writesThrough: Bool {
+    if case .writeThrough = saving { return true }
+    return false
   }
 
   /// Sleeps until the coalescing window of the pending change closes, then writes; returns
@@ -216,7 +232,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     guard case .coalesced(let debounce, let maxDelay) = saving else { return false }
     while true {
       let due = lock.withLock { () -> Duration? in
-        guard pending != nil, enabled, let firstChange, let lastChange else { return nil }
+        guard pending, enabled, let firstChange, let lastChange else { return nil }
         return min(lastChange + debounce, firstChange + maxDelay)
       }
       guard let due else { return true }
@@ -240,16 +256,22 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// Writes the pending state (or, when `force`, the current one) on the write queue; returns
   /// the error, if the write failed. A failed write leaves the state pending.
   private func writePending(force: Bool) -> PersistenceError? {
-    let state = lock.withLock { () -> State? in
-      guard enabled || force else { return nil }
+    let read = lock.withLock { () -> (@Sendable () -> State)? in
+      guard enabled || force, pending || force else { return nil }
       if case .refused = restoreOutcome { return nil }
-      if let pending { return pending }
-      return force ? readState?() : nil
+      // The write leaves the window: changes from now on open the next one.
+      pending = false
+      firstChange = nil
+      lastChange = nil
+      return readState
     }
-    guard let state else { return nil }
-    let generation = lock.withLock { changeCount }
+    guard let state = read?() else { return nil }
     let failure: PersistenceError?
     do {
+      if lock.withLock({ preserveBeforeWrite }) {
+        try preserveUnreadRecord()
+        lock.withLock { preserveBeforeWrite = false }
+      }
       let data: Data
       do {
         data = try encoder.encode(state)
@@ -268,21 +290,42 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     } catch {
       failure = .storage(key: key, operation: "write", underlying: error)
     }
-    lock.withLock {
-      if let failure {
-        lastFailure = failure
-      } else {
+    let retry = lock.withLock { () -> AsyncStream<Void>.Continuation? in
+      guard let failure else {
         writes += 1
-        // A change that arrived during the write stays pending.
-        if changeCount == generation {
-          pending = nil
-          firstChange = nil
-          lastChange = nil
-        }
+        return nil
       }
+      lastFailure = failure
+      // Nothing is lost: the state is pending again, unless a newer one already is.
+      guard !pending, enabled else { return nil }
+      let now = clock.now()
+      pending = true
+      firstChange = now
+      lastChange = now
+      return signal
     }
     if let failure { report(failure) }
+    retry?.yield()
     return failure
+  }
+
+  /// Quarantines the record under the key, if any, before the first write after a restore
+  /// that could not read it.
+  private func preserveUnreadRecord() throws {
+    let reason = "kept before the first save: the restore could not read it"
+    do {
+      if let record = try storage.read(key) {
+        _ = try storage.quarantine(RecordEnvelope.encode(record), of: key, reason: reason)
+      }
+    } catch let PersistenceError.corrupt(_, bytes, _) {
+      do {
+        _ = try storage.quarantine(bytes, of: key, reason: reason)
+      } catch {
+        throw PersistenceError.storage(key: key, operation: "quarantine", underlying: error)
+      }
+    } catch {
+      throw PersistenceError.storage(key: key, operation: "read", underlying: error)
+    }
   }
 
   private func syncStorage() throws {
@@ -322,6 +365,11 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
         nil,
         .refused(.newerVersion(key: fullKey, stored: record.version, supported: key.version))
       )
+    }
+    if record.version == key.version,
+      let state = try? JSONDecoder().decode(State.self, from: record.data)
+    {
+      return (state, .restored(version: record.version))
     }
     var json: StateValue
     do {

@@ -92,13 +92,34 @@ public enum SaveMode: Sendable, Hashable {
 
 /// A clock, reduced to what the coalescing needs: the time since it was made, and sleeping
 /// until a point in that time.
+///
+/// The continuous clock (the default) is read through the coarse monotonic clock: a save
+/// window of seconds needs no nanoseconds, and it is read after every change of the store.
 struct PersistenceClock: Sendable {
   let now: @Sendable () -> Duration
   let sleep: @Sendable (Duration) async throws -> Void
 
   init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    if C.self == ContinuousClock.self {
+      let origin = PersistenceClock.coarseNow()
+      let now: @Sendable () -> Duration = { PersistenceClock.coarseNow() - origin }
+      self.now = now
+      sleep = { offset in try await Task.sleep(for: max(.zero, offset - now())) }
+      return
+    }
     let origin = clock.now
     now = { origin.duration(to: clock.now) }
     sleep = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+  }
+
+  /// The coarse monotonic time (a few milliseconds of resolution, a few nanoseconds to read).
+  static func coarseNow() -> Duration {
+    var spec = timespec()
+    #if os(Linux)
+      clock_gettime(CLOCK_MONOTONIC_COARSE, &spec)
+    #else
+      clock_gettime(CLOCK_MONOTONIC, &spec)
+    #endif
+    return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
   }
 }

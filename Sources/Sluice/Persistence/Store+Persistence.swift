@@ -65,8 +65,20 @@ extension Store where State: Codable {
     persistenceHandle as? PersistenceController<State>
   }
 
-  /// A synchronous observer of every committed change from now on, for the persistence.
-  func observeForPersistence(_ body: @escaping @Sendable (State) -> Void) -> Subscription {
-    observe(from: .nextChange, body)
+  /// Calls `body` on the lane after every step in which the store reduced an action (changed
+  /// or not: nothing is copied or compared), for the persistence.
+  func onEveryStep(_ body: @escaping @Sendable () -> Void) -> Subscription {
+    let core = self.core
+    core.lane.perform {
+      core.stepHook = body
+      core.registryChanged()
+    }
+    return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
+      lane.perform {
+        guard let core = lane.core(coreID) as? StoreCore<State> else { return }
+        core.stepHook = nil
+        core.registryChanged()
+      }
+    }
   }
 }

@@ -1,0 +1,112 @@
+import Foundation
+import Sluice
+import SluiceSQLite
+import Testing
+
+// Fixtures of the SQLite acceptance tests (prefixed `Sql`).
+
+/// A counter, the simplest persisted state.
+struct SqlCounter: Codable, Equatable, Sendable {
+  var value = 0
+}
+
+/// A second state type, to share a database file with ``SqlCounter``.
+struct SqlProfile: Codable, Equatable, Sendable {
+  var name = ""
+  var tags: [String] = []
+}
+
+struct SqlIncrement: Action {}
+
+struct SqlRename: Action {
+  let name: String
+}
+
+struct SqlTag: Action {
+  let tag: String
+}
+
+let sqlCounterReducer = Reducer<SqlCounter>().on(SqlIncrement.self) { state, _ in
+  state.value += 1
+}
+
+let sqlProfileReducer = Reducer<SqlProfile>()
+  .on(SqlRename.self) { state, action in state.name = action.name }
+  .on(SqlTag.self) { state, action in state.tags.append(action.tag) }
+
+/// A note at schema version 2: version 1 had `name` (now `title`) and no `pinned`.
+struct SqlNoteV2: Codable, Equatable, Sendable {
+  var title = ""
+  var pinned = false
+}
+
+/// A note at schema version 3: version 2 had no `tags`.
+struct SqlNoteV3: Codable, Equatable, Sendable {
+  var title = ""
+  var pinned = false
+  var tags: [String] = []
+}
+
+struct SqlPin: Action {}
+
+let sqlNoteV2Reducer = Reducer<SqlNoteV2>().on(SqlPin.self) { state, _ in state.pinned = true }
+
+/// v1 → v2: `name` becomes `title`, `pinned` appears.
+let sqlNoteMigrations = PersistenceMigrations()
+  .from(1) { state in
+    state["title"] = state["name"]
+    state["name"] = nil
+    state["pinned"] = false
+  }
+  .from(2) { state in state["tags"] = ["migrated"] }
+
+/// A folder under the temporary directory, removed by ``remove()``.
+struct SqlTemporaryFolder {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sluice-sqlite-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  /// A path in the folder.
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+  func remove() {
+    try? FileManager.default.removeItem(at: url)
+  }
+}
+
+/// A record written straight into the table, as an older (or newer) version of the app would.
+func sqlRecord(_ key: String, version: Int, json: String) -> PersistedRecord {
+  PersistedRecord(key: key, version: version, data: Data(json.utf8), updatedAt: Date())
+}
+
+/// The JSON object stored under `key`, decoded for comparisons that ignore key order.
+func sqlStoredJSON(_ storage: SQLiteStorage, _ key: String) throws -> StateValue? {
+  guard let record = try storage.read(key) else { return nil }
+  return try JSONDecoder().decode(StateValue.self, from: record.data)
+}
+
+/// The persistence errors reported on `store.errors` so far.
+func sqlPersistenceErrors<State>(_ store: Store<State>) -> [PersistenceError] {
+  store.errors.recent.compactMap { $0.error as? PersistenceError }
+}
+
+/// Waits (without blocking a thread) until `condition` holds or `timeout` passes.
+func sqlEventually(
+  timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+) async rethrows -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  while ContinuousClock.now < deadline {
+    if try condition() { return true }
+    try? await Task.sleep(for: .milliseconds(2))
+  }
+  return try condition()
+}
+
+/// What the store's persistence found when it was made, for messages.
+func sqlOutcome<State: Codable>(_ store: Store<State>) -> String {
+  store.persistence.map { "\($0.restoreOutcome)" } ?? "no persistence"
+}
