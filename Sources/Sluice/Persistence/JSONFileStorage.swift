@@ -40,18 +40,32 @@ public struct JSONFileStorage: PersistenceStorage {
   }
 
   public func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
-    let target = quarantineKey(for: key) {
+    // A long key would give a file name past the 255 bytes of most file systems: shorten it,
+    // keeping a hash of the whole key.
+    let base = key.utf8.count <= 180 ? key : "\(key.prefix(120))-\(stableHash(of: key))"
+    let target = quarantineKey(for: base) {
       FileManager.default.fileExists(atPath: fileURL(for: $0).path)
     }
     try replace(fileURL(for: target), with: bytes)
     return target
   }
 
+  /// FNV-1a of `text`, in hex: the same in every process (unlike `Hasher`).
+  private func stableHash(of text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return String(hash, radix: 16)
+  }
+
   /// Writes `bytes` to a temporary file, syncs it, renames it over `url`, syncs the folder.
   private func replace(_ url: URL, with bytes: Data) throws {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let temporary = directory.appendingPathComponent(
-      ".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+    // Named apart from the key, so that any key whose file name fits has a temporary name
+    // that fits too.
+    let temporary = directory.appendingPathComponent(".sluice-\(UUID().uuidString).tmp")
     let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
     guard fd >= 0 else { throw FileError.posix("open \(temporary.path)", errno) }
     var closed = false

@@ -73,8 +73,10 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   private var signal: AsyncStream<Void>.Continuation?
   private var writer: Task<Void, Never>?
   private var closed = false
-  /// The restore could not read the backend: whatever the key holds is quarantined before the
-  /// first write replaces it (a read that failed only for a while must not cost the record).
+  /// The restore could not read the backend, or could not quarantine the bad bytes it found:
+  /// whatever the key holds is quarantined before the first write replaces it (a read that
+  /// failed only for a while must not cost the record); until that succeeds, nothing is
+  /// written.
   private var preserveBeforeWrite = false
 
   /// Restores the state under `key`'s full key; the store calls ``start(store:errors:)`` next.
@@ -89,7 +91,10 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     encoder.outputFormatting = [.sortedKeys]
     (restored, restoreOutcome) = Self.restore(key)
     if case .refused = restoreOutcome { enabled = false }
-    if case .unreadable = restoreOutcome { preserveBeforeWrite = true }
+    switch restoreOutcome {
+    case .unreadable, .discarded(_, quarantineKey: nil): preserveBeforeWrite = true
+    default: break
+    }
   }
 
   /// The state found, if one was restored.
@@ -216,9 +221,12 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     if writesThrough { writeThrough() } else { signal?.yield() }
   }
 
-  /// Writes before the lane step ends, so before `dispatch` returns.
+  /// Writes before the lane step ends, so before `dispatch` returns; a backend that buffers
+  /// (UserDefaults) is synchronized too.
   private func writeThrough() {
-    writeQueue.sync { _ = writePending(force: false) }
+    writeQueue.sync {
+      if writePending(force: false) == nil { try? syncStorage() }
+    }
   }
 
   private var writesThrough: Bool {

@@ -6,8 +6,7 @@
 /// let migrations = PersistenceMigrations()
 ///   .from(1) { state in state["title"] = state["name"]; state["name"] = nil }  // v1 → v2
 ///   .from(2) { state in state["tags"] = [] }                                      // v2 → v3
-/// let key = PersistenceKey<Note>.jsonFile(named: "note", in: folder, version: 3,
-///                                         migrations: migrations)
+/// let key = PersistenceKey<Note>.jsonFile("note", in: folder).version(3, migrations: migrations)
 /// ```
 ///
 /// A record of version 1 runs both steps, then decodes as the state.

@@ -36,8 +36,10 @@ extension Store where State: Codable {
     startPersistence(controller)
   }
 
-  /// Creates a persisted store whose whole-state observers are called only on real changes
-  /// (and which saves only real changes).
+  /// Creates a persisted store whose whole-state observers are called only on real changes.
+  ///
+  /// The persistence marks the store dirty after every action it reduces, changed or not
+  /// (comparing states on every dispatch would cost more than an occasional identical write).
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),

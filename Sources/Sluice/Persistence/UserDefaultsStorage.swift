@@ -24,9 +24,13 @@ public final class UserDefaultsStorage: PersistenceStorage, @unchecked Sendable 
   public func read(_ key: String) throws -> PersistedRecord? {
     guard let object = defaults.object(forKey: key) else { return nil }
     guard let bytes = object as? Data else {
+      // Kept whole, as an XML property list (a Flask archive is a dictionary).
+      let kept =
+        (try? PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0))
+        ?? Data("\(object)".utf8)
       throw PersistenceError.corrupt(
-        key: key, bytes: Data("\(object)".utf8),
-        reason: "the value is not data: \(type(of: object))")
+        key: key, bytes: kept,
+        reason: "the value is a \(type(of: object)), not a record; kept as a property list")
     }
     return try RecordEnvelope.decode(bytes, key: key)
   }
