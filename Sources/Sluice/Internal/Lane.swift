@@ -113,6 +113,8 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) var currentChain: ChainLink?
   @exclusivity(unchecked) var currentActionType: (any Action.Type)?
+  /// Persistences in write-through mode whose store changed since their last write.
+  @exclusivity(unchecked) var writeThroughPending: [any WriteThroughTarget] = []
 
   init(configuration: Configuration) {
     self.configuration = configuration
@@ -269,6 +271,8 @@ final class Lane: @unchecked Sendable {
         word.bitwiseAnd(~Lane.pending, ordering: .acquiring)
         drainQueue()
       }
+      // Write-through persistences write once per drain (and before each waiter is woken).
+      if !writeThroughPending.isEmpty { flushWriteThrough() }
       drainerID.store(0, ordering: .relaxed)
       ThreadContext.setDrainDepth(ThreadContext.drainDepth - 1)
       // Common case first: nothing but the `draining` bit.
@@ -327,7 +331,17 @@ final class Lane: @unchecked Sendable {
     currentChain = nil
     currentActionType = nil
     currentRoot = 0
-    if item.root != 0 { finish(root: item.root) }
+    if item.root != 0 {
+      // Durable before whoever waits for this chain is woken; once per chain.
+      if !writeThroughPending.isEmpty, isLastOfChain(item.root) { flushWriteThrough() }
+      finish(root: item.root)
+    }
+  }
+
+  /// Whether the item being finished is the last outstanding one of `root`'s chain (only the
+  /// drainer adds to a chain, so the answer holds until it finishes the item).
+  private func isLastOfChain(_ root: UInt64) -> Bool {
+    lock.withLock { (roots[root]?.outstanding ?? 0) <= 1 }
   }
 
   /// One more item of `root`'s chain was processed; wakes its waiter when none is left.

@@ -38,7 +38,7 @@ public enum RestoreOutcome: Sendable, CustomStringConvertible {
 /// try await store.persistence?.flush()      // everything dispatched so far is durable
 /// ```
 public final class PersistenceController<State: Codable & Sendable>: PersistenceHandle,
-  @unchecked Sendable
+  WriteThroughTarget, @unchecked Sendable
 {
   // @unchecked Sendable: mutable fields are touched only under `lock`; `storage` is Sendable,
   // and is written only on `writeQueue` (and, in write-through mode, on the lane, which never
@@ -118,7 +118,13 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
         defer { enabled = newValue }
         return newValue && !enabled
       }
-      if resume { changed() }
+      guard resume else { return }
+      if writesThrough, let lane = lock.withLock({ lane }) {
+        // The write-through list belongs to the lane: mark the change there.
+        lane.perform { self.changed() }
+      } else {
+        changed()
+      }
     }
   }
 
@@ -159,6 +165,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       reportTo = errors
       readState = { core.state }
       laneBarrier = { await core.lane.performAsync(.change) {} }
+      lane = core.lane
     }
     switch restoreOutcome {
     case .discarded(let error, _), .refused(let error), .unreadable(let error): report(error)
@@ -221,13 +228,17 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     if writesThrough { writeThrough() } else { signal?.yield() }
   }
 
-  /// Writes before the lane step ends, so before `dispatch` returns; a backend that buffers
-  /// (UserDefaults) is synchronized too.
+  /// Asks the lane to write the state before the waiting dispatch returns: after the item, or
+  /// at the end of the drain for items nobody waits for, grouped with the other stores' writes
+  /// into one backend transaction.
   private func writeThrough() {
-    writeQueue.sync {
-      if writePending(force: false) == nil { try? syncStorage() }
-    }
+    lock.withLock { lane }?.writeThroughLater(self)
   }
+
+  /// The lane of the store (write-through mode).
+  private var lane: Lane?
+  /// Whether the controller is in the lane's write-through list (lane only).
+  var awaitsWriteThrough = false
 
   private var writesThrough: Bool {
     if case .writeThrough = saving { return true }
@@ -264,6 +275,24 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// Writes the pending state (or, when `force`, the current one) on the write queue; returns
   /// the error, if the write failed. A failed write leaves the state pending.
   private func writePending(force: Bool) -> PersistenceError? {
+    guard let prepared = prepareWrite(force: force) else { return nil }
+    var failure: PersistenceError?
+    switch prepared {
+    case .failure(let error): failure = error
+    case .success(let record):
+      do {
+        try storage.write([record])
+      } catch {
+        failure = .storage(key: key, operation: "write", underlying: error)
+      }
+    }
+    finishWrite(failure)
+    return failure
+  }
+
+  /// Takes the pending state (or, when `force`, the current one) out of its window and encodes
+  /// it; `nil` when there is nothing to write.
+  func prepareWrite(force: Bool) -> Result<PersistedRecord, PersistenceError>? {
     let read = lock.withLock { () -> (@Sendable () -> State)? in
       guard enabled || force, pending || force else { return nil }
       if case .refused = restoreOutcome { return nil }
@@ -274,7 +303,6 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       return readState
     }
     guard let state = read?() else { return nil }
-    let failure: PersistenceError?
     do {
       if lock.withLock({ preserveBeforeWrite }) {
         try preserveUnreadRecord()
@@ -286,18 +314,16 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       } catch {
         throw PersistenceError.unencodable(key: key, underlying: error)
       }
-      let record = PersistedRecord(key: key, version: version, data: data, updatedAt: Date())
-      do {
-        try storage.write([record])
-      } catch {
-        throw PersistenceError.storage(key: key, operation: "write", underlying: error)
-      }
-      failure = nil
+      return .success(PersistedRecord(key: key, version: version, data: data, updatedAt: Date()))
     } catch let error as PersistenceError {
-      failure = error
+      return .failure(error)
     } catch {
-      failure = .storage(key: key, operation: "write", underlying: error)
+      return .failure(.storage(key: key, operation: "write", underlying: error))
     }
+  }
+
+  /// Counts a write, or reports its failure and makes the state pending again.
+  func finishWrite(_ failure: PersistenceError?) {
     let retry = lock.withLock { () -> AsyncStream<Void>.Continuation? in
       guard let failure else {
         writes += 1
@@ -310,11 +336,10 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       pending = true
       firstChange = now
       lastChange = now
-      return signal
+      return writesThrough ? nil : signal
     }
     if let failure { report(failure) }
     retry?.yield()
-    return failure
   }
 
   /// Quarantines the record under the key, if any, before the first write after a restore
@@ -336,7 +361,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     }
   }
 
-  private func syncStorage() throws {
+  func syncStorage() throws {
     do {
       try storage.synchronize()
     } catch {
