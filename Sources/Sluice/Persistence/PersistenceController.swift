@@ -40,9 +40,9 @@ public enum RestoreOutcome: Sendable, CustomStringConvertible {
 public final class PersistenceController<State: Codable & Sendable>: PersistenceHandle,
   WriteThroughTarget, @unchecked Sendable
 {
-  // @unchecked Sendable: mutable fields are touched only under `lock`; `storage` is Sendable,
-  // and is written only on `writeQueue` (and, in write-through mode, on the lane, which never
-  // overlaps the queue: the lane step waits for it).
+  // @unchecked Sendable: mutable fields are touched only under `lock`, except
+  // `awaitsWriteThrough`, which only the lane touches; `storage` is Sendable and is written on
+  // `writeQueue` or, in write-through mode, on the lane.
 
   /// The full key the state is saved under.
   public let key: String

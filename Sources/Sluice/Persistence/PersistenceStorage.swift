@@ -23,9 +23,10 @@ public struct PersistedRecord: Sendable, Hashable {
 
 /// Where persisted states live: a backend (SQLite, a JSON file, UserDefaults, memory).
 ///
-/// A backend stores records by key. It may be called from any thread, but Sluice never calls
-/// one backend from two threads at once for the same key. Implement it to add a backend; pick
-/// the built-in ones with ``PersistenceKey``'s static factories.
+/// A backend stores records by key. It is called from any thread, possibly from two at once
+/// (a write-through lane and a `saveNow()`), so it must be thread-safe, as the built-in ones
+/// are. Implement it to add a backend; pick the built-in ones with ``PersistenceKey``'s static
+/// factories.
 public protocol PersistenceStorage: Sendable {
   /// The record under `key`, or `nil` when there is none.
   ///
