@@ -118,13 +118,9 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   public func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
     try writer.write { db in
       let now = Date()
-      var target = "\(key).quarantine.\(Int64(now.timeIntervalSince1970 * 1_000))"
-      var counter = 1
-      while try Bool.fetchOne(
-        db, sql: "SELECT 1 FROM sluice_quarantine WHERE key = ?", arguments: [target]) != nil
-      {
-        counter += 1
-        target = "\(key).quarantine.\(Int64(now.timeIntervalSince1970 * 1_000))-\(counter)"
+      let target = try quarantineKey(for: key, at: now) { candidate in
+        try Bool.fetchOne(
+          db, sql: "SELECT 1 FROM sluice_quarantine WHERE key = ?", arguments: [candidate]) != nil
       }
       try db.execute(
         sql: """

@@ -20,9 +20,7 @@ extension Effects {
       Response.Payload
   ) -> Effects {
     on(request, policy: policy, id: id) { action, context in
-      let result = await Result(loading: { try await operation(action, context) })
-      try context.checkCancellation()
-      context.dispatch(Response(result: result))
+      try await context.dispatchResult(Response.self) { try await operation(action, context) }
     }
   }
 }
@@ -76,9 +74,20 @@ extension Store {
     _ operation: @escaping @Sendable () async throws -> Response.Payload
   ) -> EffectTask {
     launch(source: .command("load \(Response.self)")) { context in
-      let result = await Result(loading: operation)
-      try context.checkCancellation()
-      context.dispatch(Response(result: result))
+      try await context.dispatchResult(Response.self, of: operation)
     }
+  }
+}
+
+extension EffectContext {
+  /// Runs `operation` and dispatches a `Response` carrying its result, unless the effect was
+  /// cancelled meanwhile (then it throws `CancellationError` and dispatches nothing).
+  func dispatchResult<Response: CompletableAction>(
+    _ response: Response.Type,
+    of operation: @Sendable () async throws -> Response.Payload
+  ) async throws {
+    let result = await Result(loading: operation)
+    try checkCancellation()
+    dispatch(Response(result: result))
   }
 }

@@ -118,12 +118,20 @@ extension Store {
 
   /// Adds middleware after the existing ones; cancel the subscription to remove it.
   public func use(_ middleware: Middleware<State>) -> Subscription {
+    addExtra { core, id in core.middleware.append((id: id, middleware: middleware)) }
+  }
+
+  /// Registers, through the lane, something that makes the store see every action (middleware,
+  /// a recorder) under a new id; the subscription removes it with `removeMiddleware(id:)`.
+  func addExtra(
+    _ install: @escaping @Sendable (StoreCore<State>, _ id: Int) -> Void
+  ) -> Subscription {
     let core = self.core
     let id = Guarded<Int?>(nil)
     core.lane.perform {
       let assigned = core.nextMiddlewareID
       core.nextMiddlewareID += 1
-      core.middleware.append((id: assigned, middleware: middleware))
+      install(core, assigned)
       core.extras.wrappingAdd(1, ordering: .relaxed)
       core.lane.rebuildRouting()
       id.withLock { $0 = assigned }

@@ -5,22 +5,7 @@ extension Store {
   ///
   /// The recorder is in place when this returns (it is registered through the lane).
   package func record(_ body: @escaping @Sendable (StepRecord<State>) -> Void) -> Subscription {
-    let core = self.core
-    let id = Guarded<Int?>(nil)
-    core.lane.perform {
-      let assigned = core.nextMiddlewareID
-      core.nextMiddlewareID += 1
-      core.recorders.append((id: assigned, body: body))
-      core.extras.wrappingAdd(1, ordering: .relaxed)
-      core.lane.rebuildRouting()
-      id.withLock { $0 = assigned }
-    }
-    return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
-      lane.perform {
-        guard let assigned = id.withLock({ $0 }) else { return }
-        lane.core(coreID)?.removeMiddleware(id: assigned)
-      }
-    }
+    addExtra { core, id in core.recorders.append((id: id, body: body)) }
   }
 
   /// Resumes once everything queued on the lane so far was processed.

@@ -64,7 +64,6 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   private var pending = false
   private var firstChange: Duration?
   private var lastChange: Duration?
-  private var changeCount: UInt64 = 0
   private var writes = 0
   private var lastFailure: PersistenceError?
   private var reportTo: ErrorSink?
@@ -214,7 +213,6 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     lock.lock()
     guard enabled, !closed else { return lock.unlock() }
     pending = true
-    changeCount += 1
     lastChange = now
     // Only the first change of a window wakes the writer; it reads the later ones itself.
     guard firstChange == nil else {

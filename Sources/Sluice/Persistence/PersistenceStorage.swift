@@ -52,11 +52,13 @@ extension PersistenceStorage {
 
 /// The key a quarantined record is kept under: `"<key>.quarantine.<milliseconds>"`, plus a
 /// counter when that is taken.
-func quarantineKey(for key: String, at date: Date = Date(), isTaken: (String) -> Bool) -> String {
+package func quarantineKey(
+  for key: String, at date: Date = Date(), isTaken: (String) throws -> Bool
+) rethrows -> String {
   let base = "\(key).quarantine.\(Int64(date.timeIntervalSince1970 * 1_000))"
   var candidate = base
   var counter = 1
-  while isTaken(candidate) {
+  while try isTaken(candidate) {
     counter += 1
     candidate = "\(base)-\(counter)"
   }

@@ -70,7 +70,7 @@ struct EffIncreaseBy: Command {
   @Test func commandFromABackgroundThread() async {
     let store = effStore()
 
-    let onMainThread = await effOnThread {
+    let onMainThread = await offPool {
       for _ in 0..<15 { store.dispatch(EffIncreaseBelowTen()) }
       return Thread.isMainThread
     }
@@ -87,7 +87,7 @@ struct EffIncreaseBy: Command {
     let threads = 4
     let perThread = 100
 
-    await effOnThreads(threads) { _ in
+    await runOnThreads(threads) { _ in
       for _ in 0..<perThread { store.dispatch(EffIncreaseBy(count: 1)) }
     }
 
@@ -100,7 +100,7 @@ struct EffIncreaseBy: Command {
     let threads = 4
     let perThread = 25
 
-    await effOnThreads(threads) { _ in
+    await runOnThreads(threads) { _ in
       for _ in 0..<perThread {
         store.launch { context in context.dispatch(EffIncrement()) }
       }

@@ -19,7 +19,7 @@ import Testing
       })
     let perThread = self.perThread
 
-    await effOnThreads(threads) { thread in
+    await runOnThreads(threads) { thread in
       for index in 0..<perThread { store.dispatch(EffQuery(text: "\(thread * 1000 + index)")) }
     }
     await effSettle(store)
@@ -39,7 +39,7 @@ import Testing
       })
     let perThread = self.perThread
 
-    await effOnThreads(threads) { thread in
+    await runOnThreads(threads) { thread in
       for index in 0..<perThread { store.dispatch(EffQuery(text: "\(thread * 1000 + index)")) }
     }
     gates.open()
@@ -60,7 +60,7 @@ import Testing
       })
     let perThread = self.perThread
 
-    await effOnThreads(threads) { thread in
+    await runOnThreads(threads) { thread in
       for index in 0..<perThread { store.dispatch(EffQuery(text: "\(thread * 1000 + index)")) }
     }
     gates.open()
@@ -91,7 +91,7 @@ import Testing
       })
     let perThread = self.perThread
 
-    await effOnThreads(threads + 1) { thread in
+    await runOnThreads(threads + 1) { thread in
       if thread == 0 {
         for round in 0..<perThread {
           if round.isMultiple(of: 2) {
@@ -128,7 +128,7 @@ import Testing
     }
     let perThread = self.perThread
 
-    await effOnThreads(threads) { thread in
+    await runOnThreads(threads) { thread in
       for index in 0..<perThread { store.dispatch(EffFail(value: thread * 1000 + index)) }
     }
     await effSettle(store)

@@ -200,33 +200,3 @@ func effSettle(_ dispatcher: Dispatcher, sourceLocation: SourceLocation = #_sour
 {
   await effCompletes(sourceLocation: sourceLocation) { await dispatcher.settle() }
 }
-
-/// Runs blocking `body` on a new dedicated thread (never on the cooperative pool) and resumes
-/// with its result.
-func effOnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-  await withCheckedContinuation { continuation in
-    let thread = Thread { continuation.resume(returning: body()) }
-    thread.stackSize = 1 << 20
-    thread.start()
-  }
-}
-
-/// Runs `body` on `count` dedicated threads released together, and resumes once all finished.
-func effOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-  await effOnThread {
-    let group = DispatchGroup()
-    let start = DispatchSemaphore(value: 0)
-    for index in 0..<count {
-      group.enter()
-      let thread = Thread {
-        start.wait()
-        body(index)
-        group.leave()
-      }
-      thread.stackSize = 1 << 20
-      thread.start()
-    }
-    for _ in 0..<count { start.signal() }
-    group.wait()
-  }
-}

@@ -21,10 +21,10 @@ import Testing
 
     // A dedicated thread reports the first error (an action carrying it) and stays in the
     // observer until released.
-    async let first: Void = effOnThread {
+    async let first: Void = offPool {
       store.dispatch(EffCarry(value: 1, error: EffError(code: 1)))
     }
-    #expect(await effOnThread { entered.wait(timeout: .now() + 10) == .success })
+    #expect(await offPool { entered.wait(timeout: .now() + 10) == .success })
     // A command reports the second error while the observer is busy on that thread.
     await effCompletes { await store.launch { _ in throw EffError(code: 2) }.finish() }
     release.signal()

@@ -107,12 +107,7 @@ func pstObject(_ data: Data?) -> [String: Any]? {
 func pstWait(
   timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool
 ) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: timeout)
-  while !condition() {
-    if ContinuousClock.now >= deadline { return false }
-    try? await Task.sleep(for: .milliseconds(1))
-  }
-  return true
+  await effEventually(timeout: timeout, condition)
 }
 
 /// Waits until the coalescing writer of `store` is asleep on `clock` or has nothing pending, so
