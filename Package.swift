@@ -13,6 +13,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -23,12 +25,18 @@ let package = Package(
     .target(
       name: "SluiceSQLite",
       dependencies: ["Sluice", .product(name: "GRDB", package: "GRDB.swift")]),
-    .executableTarget(name: "SluiceDemo", dependencies: ["Sluice"]),
+    .executableTarget(
+      name: "SluiceDemo",
+      dependencies: [
+        "Sluice", "SluiceSQLite",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(
       name: "SluiceSQLiteTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
+    .testTarget(name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -9,7 +9,12 @@ extension Lane {
   }
 
   /// Lets go of the hold of the lock with this identity; when it was the last, replays the
-  /// queue.
+  /// queue before returning.
+  ///
+  /// When another thread holds the lane (it is finishing a step), the replay runs there; a
+  /// caller that holds no lane waits for it, behind a no-op queued after the held items, so
+  /// `release()` still returns after the replay. A caller running on a lane does not wait: the
+  /// holder could be waiting for it.
   func unpause(_ id: ObjectIdentifier) {
     let resume: Bool = lock.withLock {
       guard locks.removeValue(forKey: id) != nil else { return false }
@@ -18,7 +23,13 @@ extension Lane {
       word.bitwiseAnd(~Lane.paused, ordering: .relaxed)
       return !queue.isEmpty
     }
-    if resume { drainIfClaimed() }
+    guard resume else { return }
+    if claimOrFlag() {
+      beginDrain()
+      finishDrain()
+    } else if ThreadContext.drainDepth == 0 {
+      submit(.work {}, mode: .sync, bypass: false, file: #fileID, line: #line)
+    }
   }
 
   /// The locks held now.

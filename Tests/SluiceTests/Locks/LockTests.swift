@@ -29,6 +29,38 @@ import Testing
     #expect(store.state.ids == [1, 2, 3, 4])
   }
 
+  @Test func releaseReturnsAfterTheReplayEvenWhileAnotherThreadHoldsTheLane() async {
+    // Another thread is finishing a step (its observer is blocked) when the lock is released:
+    // the held actions replay there, and `release()` waits for them instead of returning
+    // before they ran (found by the sluice-demo tour, where a persistence save held the lane).
+    let dispatcher = Dispatcher()
+    let store = TxFixtures.log(dispatcher)
+    let entered = DispatchSemaphore(value: 0)
+    let proceed = DispatchSemaphore(value: 0)
+    let subscription = store.observe(from: .nextChange) { state in
+      guard state.ids == [0] else { return }
+      entered.signal()
+      proceed.wait()
+    }
+    Thread { store.dispatch(TxAdd(id: 0)) }.start()
+    #expect(await wait(for: entered))
+    let lock = dispatcher.pause()
+    for id in 1...3 { store.dispatch(TxAdd(id: id)) }
+    // Lets the blocked step finish a little after `release()` started waiting. Were it to
+    // finish first, the replay would run here and the test would pass without checking
+    // anything, never fail wrongly.
+    Thread {
+      Thread.sleep(forTimeInterval: 0.05)
+      proceed.signal()
+    }.start()
+    let ids = await offPool {
+      lock.release()
+      return store.state.ids
+    }
+    #expect(ids == [0, 1, 2, 3])
+    subscription.cancel()
+  }
+
   @Test func releaseIsIdempotentAndOnReleaseRunsExactlyOnce() {
     let dispatcher = Dispatcher()
     let store = TxFixtures.log(dispatcher)

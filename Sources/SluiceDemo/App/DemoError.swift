@@ -1,0 +1,28 @@
+/// What goes wrong in the demo, in words a user can act on. Each ends the command with a
+/// non-zero exit status, before anything stored is changed.
+enum DemoError: Error, CustomStringConvertible {
+  /// The store file could not be opened or created.
+  case cannotOpenStore(path: String, reason: String)
+  /// What is stored under a key cannot be read by this version of the demo.
+  case storedStateUnusable(what: String, path: String, reason: String)
+  /// `todo done ID` with an id that is not in the list.
+  case unknownTodo(id: Int, known: [Int])
+  /// A change was made but could not be saved.
+  case notSaved(path: String, reason: String)
+
+  var description: String {
+    switch self {
+    case .cannotOpenStore(let path, let reason):
+      "cannot open the store at \(path): \(reason). Choose another file with --store PATH, or "
+        + "keep nothing on disk with --in-memory."
+    case .storedStateUnusable(let what, let path, let reason):
+      "the \(what) stored in \(path) cannot be used (\(reason)); it was left untouched."
+    case .unknownTodo(let id, let known):
+      known.isEmpty
+        ? "there is no todo #\(id): the list is empty."
+        : "there is no todo #\(id); the ids are \(known.map { "#\($0)" }.joined(separator: ", "))."
+    case .notSaved(let path, let reason):
+      "the change could not be saved to \(path): \(reason)."
+    }
+  }
+}

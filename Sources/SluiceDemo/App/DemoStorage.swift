@@ -1,0 +1,85 @@
+import Foundation
+import Sluice
+import SluiceSQLite
+
+/// Where the demo keeps its stores: an SQLite file (by default `./.sluice/demo.sqlite`), or
+/// memory.
+struct DemoStorage: Sendable {
+  /// The backend every persisted store of the demo shares.
+  let backend: any PersistenceStorage
+  /// The file, or `nil` in memory.
+  let path: String?
+
+  /// Where the state lives, for messages.
+  var place: String { path ?? "memory" }
+
+  /// Opens the SQLite file at `path`, creating it and its folder when needed.
+  ///
+  /// - Throws: ``DemoError/cannotOpenStore(path:reason:)`` when the folder cannot be made or
+  ///   the file is not an SQLite database the demo can write; the file is left as it was.
+  static func open(path: String) throws(DemoError) -> DemoStorage {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+    try makeFolder(folder, for: path)
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+      throw .cannotOpenStore(path: path, reason: "it is a folder")
+    }
+    do {
+      return DemoStorage(backend: try SQLiteStorage(path: path), path: path)
+    } catch {
+      throw .cannotOpenStore(path: path, reason: "\(error)")
+    }
+  }
+
+  /// Storage that keeps nothing once the process ends.
+  static func inMemory() -> DemoStorage {
+    DemoStorage(backend: InMemoryStorage(), path: nil)
+  }
+
+  /// A key for a store of the demo.
+  func key<State>(_ name: String, namespace: String) -> PersistenceKey<State> {
+    PersistenceKey(name, namespace: namespace, storage: backend)
+  }
+
+  /// Creates `folder` and its parents, or says which part of the path is in the way.
+  private static func makeFolder(_ folder: URL, for path: String) throws(DemoError) {
+    let manager = FileManager.default
+    var isFolder: ObjCBool = false
+    if manager.fileExists(atPath: folder.path, isDirectory: &isFolder) {
+      guard isFolder.boolValue else {
+        throw .cannotOpenStore(path: path, reason: "\(folder.path) is a file, not a folder")
+      }
+      return
+    }
+    // The nearest existing parent tells the most useful reason.
+    var parent = folder.deletingLastPathComponent()
+    while parent.path != "/", !manager.fileExists(atPath: parent.path, isDirectory: &isFolder) {
+      parent = parent.deletingLastPathComponent()
+    }
+    if manager.fileExists(atPath: parent.path, isDirectory: &isFolder), !isFolder.boolValue {
+      throw .cannotOpenStore(path: path, reason: "\(parent.path) is a file, not a folder")
+    }
+    do {
+      try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw .cannotOpenStore(
+        path: path, reason: "the folder \(folder.path) cannot be created (\(error))")
+    }
+  }
+}
+
+extension RestoreOutcome {
+  /// Throws when the stored state must not be overwritten: it is newer than this code, or the
+  /// backend could not be read. Returns a warning for data that was set aside (quarantined).
+  func check(what: String, in storage: DemoStorage) throws(DemoError) -> String? {
+    switch self {
+    case .empty, .restored, .migrated:
+      return nil
+    case .refused(let error), .unreadable(let error):
+      throw .storedStateUnusable(what: what, path: storage.place, reason: "\(error)")
+    case .discarded(let error, let quarantineKey):
+      return "the stored \(what) could not be read (\(error)); it was set aside as "
+        + "'\(quarantineKey ?? "nothing")' and \(what) starts empty."
+    }
+  }
+}

@@ -1,0 +1,207 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Runs `sluice-demo` as a user would: a process in a folder, its output and exit status.
+struct DemoProcess {
+  struct Result {
+    let status: Int32
+    let output: String
+    let errors: String
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  static let name = "sluice-demo"
+
+  /// Runs the demo with `arguments` in `folder`; fails when it does not finish within
+  /// `timeout` seconds. With `terminal`, standard output is a pseudo-terminal.
+  static func run(
+    _ arguments: [String], in folder: URL, environment: [String: String] = [:],
+    terminal: Bool = false, timeout: TimeInterval = 120
+  ) async throws -> Result {
+    guard let executable = locate() else {
+      throw Failure(
+        description: "\(name) not found next to the test binary; build it with "
+          + "`swift build --build-tests`")
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+      Thread {
+        continuation.resume(
+          with: Swift.Result {
+            try runBlocking(
+              executable, arguments, in: folder, environment: environment, terminal: terminal,
+              timeout: timeout)
+          })
+      }.start()
+    }
+  }
+
+  private static func runBlocking(
+    _ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String],
+    terminal: Bool, timeout: TimeInterval
+  ) throws -> Result {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = folder
+    var merged = ProcessInfo.processInfo.environment
+    merged["NO_COLOR"] = nil
+    merged["TERM"] = "xterm"
+    for (key, value) in environment { merged[key] = value }
+    process.environment = merged
+    process.standardInput = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    let output: OutputReader
+    if terminal {
+      let pty = try PseudoTerminal()
+      process.standardOutput = pty.secondary
+      output = OutputReader(pty.primary, closing: pty.secondary)
+    } else {
+      let pipe = Pipe()
+      process.standardOutput = pipe
+      output = OutputReader(pipe.fileHandleForReading, closing: pipe.fileHandleForWriting)
+    }
+    let errorReader = OutputReader(
+      errors.fileHandleForReading, closing: errors.fileHandleForWriting)
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
+    try process.run()
+    output.start()
+    errorReader.start()
+    guard exited.wait(timeout: .now() + timeout) == .success else {
+      process.terminate()
+      throw Failure(description: "\(name) \(arguments) did not finish in \(timeout) s")
+    }
+    return Result(
+      status: process.terminationStatus, output: output.finish(), errors: errorReader.finish())
+  }
+
+  /// The executable: next to the test binary (the build products folder, whatever
+  /// `--scratch-path` is), else the newest one in the package's `.build*` folders.
+  static func locate() -> URL? {
+    let manager = FileManager.default
+    var folders: [URL] = []
+    if let executable = CommandLine.arguments.first {
+      folders.append(
+        URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent())
+    }
+    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+      folders.append(bundle.bundleURL.deletingLastPathComponent())
+    }
+    folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    for folder in folders {
+      let candidate = folder.appendingPathComponent(name)
+      if manager.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+    let scratch = (try? manager.contentsOfDirectory(atPath: root.path)) ?? []
+    let candidates = scratch.filter { $0.hasPrefix(".build") }.flatMap { entry in
+      let base = root.appendingPathComponent(entry)
+      let triples = (try? manager.contentsOfDirectory(atPath: base.path)) ?? []
+      return [base.appendingPathComponent("debug/\(name)")]
+        + triples.map { base.appendingPathComponent("\($0)/debug/\(name)") }
+    }
+    func modified(_ url: URL) -> Date {
+      (try? manager.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date ?? .distantPast
+    }
+    return candidates.filter { manager.isExecutableFile(atPath: $0.path) }
+      .max { modified($0) < modified($1) }
+  }
+}
+
+/// Reads a file handle to its end on a thread of its own, so a full pipe never blocks the
+/// child.
+final class OutputReader: @unchecked Sendable {
+  private let handle: FileHandle
+  private let writeEnd: FileHandle
+  private let done = DispatchSemaphore(value: 0)
+  private var data = Data()
+
+  init(_ handle: FileHandle, closing writeEnd: FileHandle) {
+    self.handle = handle
+    self.writeEnd = writeEnd
+  }
+
+  /// Starts reading, once the child holds its own copy of the write end.
+  func start() {
+    try? writeEnd.close()
+    Thread { [self] in
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        // A pseudo-terminal reports EIO once the child closed its side.
+        let count = read(handle.fileDescriptor, &buffer, buffer.count)
+        if count <= 0 { break }
+        data.append(contentsOf: buffer[0..<count])
+      }
+      done.signal()
+    }.start()
+  }
+
+  /// Waits for the end of the output and returns it.
+  func finish() -> String {
+    done.wait()
+    try? handle.close()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// A pseudo-terminal pair: what the child writes to `secondary` is read from `primary`.
+struct PseudoTerminal {
+  let primary: FileHandle
+  let secondary: FileHandle
+
+  init() throws {
+    let primaryDescriptor = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    guard primaryDescriptor >= 0, let name = Self.unlock(primaryDescriptor) else {
+      throw DemoProcess.Failure(description: "no pseudo-terminal: errno \(errno)")
+    }
+    let secondaryDescriptor = open(name, O_RDWR | O_NOCTTY)
+    guard secondaryDescriptor >= 0 else {
+      throw DemoProcess.Failure(description: "cannot open \(name): errno \(errno)")
+    }
+    primary = FileHandle(fileDescriptor: primaryDescriptor, closeOnDealloc: true)
+    secondary = FileHandle(fileDescriptor: secondaryDescriptor, closeOnDealloc: true)
+  }
+
+  /// Unlocks the secondary side of a pseudo-terminal and returns its path.
+  private static func unlock(_ primary: Int32) -> String? {
+    #if os(Linux)
+      // glibc hides posix_openpt, grantpt, unlockpt and ptsname from Swift; these are the
+      // ioctls behind them (TIOCSPTLCK, TIOCGPTN).
+      var unlocked: Int32 = 0
+      var number: UInt32 = 0
+      guard ioctl(primary, 0x4004_5431, &unlocked) == 0, ioctl(primary, 0x8004_5430, &number) == 0
+      else { return nil }
+      return "/dev/pts/\(number)"
+    #else
+      guard grantpt(primary) == 0, unlockpt(primary) == 0, let name = ptsname(primary) else {
+        return nil
+      }
+      return String(cString: name)
+    #endif
+  }
+}
+
+/// A temporary folder, removed when the test ends.
+final class DemoFolder: @unchecked Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("sluice-demo-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
