@@ -37,6 +37,8 @@ let package = Package(
     .testTarget(
       name: "SluiceSQLiteTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
     .testTarget(name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite"]),
+    .testTarget(
+      name: "DocumentationTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

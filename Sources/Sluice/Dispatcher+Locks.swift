@@ -15,6 +15,8 @@ extension Dispatcher {
   ///   - label: A name for reports.
   ///   - timeout: When set, the lock releases itself after this long, with a reported
   ///     ``ReportedIssue/Kind/lockTimedOut`` issue.
+  ///   - file: The file a timeout is reported at; the caller's by default.
+  ///   - line: The line a timeout is reported at; the caller's by default.
   /// - Returns: The lock; releasing it, or letting it be deinitialized, resumes the lane.
   public func pause(
     _ label: String = "pause", timeout: Duration? = nil,
@@ -45,6 +47,8 @@ extension Dispatcher {
   ///     store (it was not handled, a middleware dropped it, or it left every `Equatable` state
   ///     as it was), so it can never stall the lane.
   ///   - timeout: When set, the lock releases itself after this long, with a reported issue.
+  ///   - file: The file a timeout or a misuse is reported at; the caller's by default.
+  ///   - line: The line a timeout or a misuse is reported at; the caller's by default.
   /// - Returns: The lock.
   @discardableResult
   public func exclusive<A: Action>(

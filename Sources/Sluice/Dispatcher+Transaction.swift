@@ -24,7 +24,7 @@ extension Dispatcher {
   }
 
   /// Runs `body` as one transaction on the lane, without blocking a thread; resumes once it
-  /// committed or was abandoned. See ``transaction(_:file:line:_:)``.
+  /// committed or was abandoned. See ``transaction(_:file:line:_:)-13z3z``.
   @discardableResult
   public func transaction(
     _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,

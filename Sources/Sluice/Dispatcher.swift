@@ -86,6 +86,9 @@ public final class Dispatcher: Sendable {
   ///   - action: The action.
   ///   - mode: ``DispatchMode/sync`` (the default) returns once the action was reduced and
   ///     synchronous observers ran; ``DispatchMode/async`` queues it and returns at once.
+  ///   - file: The file an issue about this dispatch (a rejected re-entrant dispatch, a runaway
+  ///     chain) is reported at; the caller's by default.
+  ///   - line: The line such an issue is reported at; the caller's by default.
   /// - Complexity: With no observer and nothing queued, one atomic claim, one lock around the
   ///   reducer and one table look-up per store that handles the action; no allocation for
   ///   actions of three words or less.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Receives the ``Issue``s a dispatcher and its stores report.
+/// Receives the ``ReportedIssue``s a dispatcher and its stores report.
 ///
 /// Every dispatcher has a reporter; by default it is ``IssueReporter/default``, which prints
 /// each issue once per source location to standard error. Tests capture issues with

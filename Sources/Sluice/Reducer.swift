@@ -64,6 +64,32 @@ public struct Reducer<State>: Sendable {
     return copy
   }
 
+  /// Applies the handlers for `action` to `state`, in the order they were added, without a
+  /// store: a reducer tested as a plain function (Unicore's `reducer(state, action)`).
+  ///
+  /// ```swift
+  /// var state = AppState()
+  /// reducer.reduce(&state, StepChangeRequested(step: 5))
+  /// #expect(state.step == 5)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The state to change in place.
+  ///   - action: The action; its dynamic type selects the typed handlers.
+  public func reduce(_ state: inout State, _ action: some Action) {
+    let id = ObjectIdentifier(type(of: action))
+    withUnsafePointer(to: action) { pointer in
+      for entry in entries {
+        switch entry {
+        case .typed(let type, let handler):
+          if type == id { handler(&state, UnsafeRawPointer(pointer)) }
+        case .any(let handler):
+          handler(&state, action)
+        }
+      }
+    }
+  }
+
   /// Returns a reducer that runs this reducer's handlers, then `other`'s.
   public func combined(with other: Reducer) -> Reducer {
     var copy = self

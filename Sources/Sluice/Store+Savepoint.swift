@@ -1,5 +1,5 @@
 extension Store {
-  /// Saves the current state, so that ``rollbackState()`` can return to it (Flask's
+  /// Saves the current state, so that ``rollbackState(file:line:)`` can return to it (Flask's
   /// `captureState`). A later capture replaces the earlier one.
   ///
   /// Runs on the lane like an action: actions dispatched before it are reduced first.

@@ -2,8 +2,9 @@
 /// touched store notifies once (with `old` = its state before the transaction), and an abort
 /// or an error leaves every store exactly as it was, with nothing notified.
 ///
-/// You get a transaction from ``Dispatcher/transaction(_:file:line:_:)``; it is valid only
-/// inside that closure, which runs on the lane:
+/// You get a transaction from ``Dispatcher/transaction(_:file:line:_:)-13z3z`` (or its `async`
+/// form, ``Dispatcher/transaction(_:file:line:_:)-1csu5``); it is valid only inside that
+/// closure, which runs on the lane:
 ///
 /// ```swift
 /// dispatcher.transaction("login") { tx in

@@ -132,7 +132,7 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
     }
   }
 
-  /// The bytes quarantined under `key` (a key a ``RestoreOutcome/discarded(_:quarantineKey:)``
+  /// The bytes quarantined under `key` (a key that `RestoreOutcome.discarded(_:quarantineKey:)`
   /// names), with the reason.
   public func quarantined(_ key: String) throws -> (data: Data, reason: String)? {
     try writer.read { db in

@@ -17,8 +17,9 @@ import Sluice
 /// - ``send(_:assert:fileID:filePath:line:column:)`` dispatches an action, waits until it was
 ///   processed, and checks the state change: the closure gets the state before the action and
 ///   must turn it into exactly the state after.
-/// - ``receive(_:timeout:assert:fileID:filePath:line:column:)`` waits for an action that an
-///   effect (or a reducer, middleware or observer) dispatched, and checks its state change.
+/// - ``receive(_:timeout:assert:fileID:filePath:line:column:)-(A.Type,_,_,_,_,_,_)`` waits for an
+///   action that an effect (or a reducer, middleware or observer) dispatched, and checks its state
+///   change.
 /// - ``finish(timeout:fileID:filePath:line:column:)`` waits for the effects to end; at its
 ///   deinitialization the store fails the test for actions and effects left over.
 ///
@@ -43,8 +44,8 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   public let store: Store<State>
   /// How much the store insists on; ``Exhaustivity/on`` by default.
   public var exhaustivity: Exhaustivity = .on
-  /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and
-  /// ``finish(timeout:fileID:filePath:line:column:)`` wait by default.
+  /// How long the `receive` methods and ``finish(timeout:fileID:filePath:line:column:)`` wait
+  /// by default.
   public var timeout: Duration = .seconds(5)
 
   private let log = Locked(Log())
@@ -130,6 +131,10 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   ///   - action: The action.
   ///   - update: Turns the state before the action into the state expected after it; `nil`
   ///     expects no change (or, with exhaustivity off, checks nothing).
+  ///   - fileID: The file a failure is reported at; the caller's by default.
+  ///   - filePath: The full path of that file, for XCTest; the caller's by default.
+  ///   - line: The line a failure is reported at; the caller's by default.
+  ///   - column: The column a failure is reported at; the caller's by default.
   public func send<A: Action>(
     _ action: A, assert update: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,

@@ -11,8 +11,8 @@
 /// ```
 ///
 /// An effect runs outside the lane, as a Swift task; nothing it does can block the lane.
-/// Once the effect is cancelled, its ``dispatch(_:)`` and ``send(_:)`` calls are dropped, so a
-/// stale response never reaches the store.
+/// Once the effect is cancelled, its ``dispatch(_:file:line:)`` and ``send(_:)`` calls are
+/// dropped, so a stale response never reaches the store.
 public struct EffectContext<State: Sendable>: Sendable {
   let lane: Lane
   let readState: @Sendable () -> State

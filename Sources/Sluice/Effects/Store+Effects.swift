@@ -2,7 +2,8 @@ extension Store {
   /// Registers effects that live as long as the store (or until the subscription is
   /// cancelled; dropping the subscription does not end them).
   ///
-  /// Effects usually come with the store, from ``init(initialState:dispatcher:reducer:middleware:effects:)``.
+  /// Effects usually come with the store, from
+  /// ``init(initialState:dispatcher:reducer:middleware:effects:)-lhdv``.
   @discardableResult
   public func addEffects(_ effects: Effects<State>) -> Subscription {
     let group = EffectGroup()

@@ -49,9 +49,9 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
 /// An action that may carry an error (JBFlux's `JBAction.error`): one action type for success
 /// and failure instead of `…Success` / `…Failure` pairs.
 ///
-/// When such an action is dispatched with a non-`nil` error, the error is reported on the error
-/// channel of every store that handles the action and of the dispatcher, then the action is
-/// reduced as usual:
+/// When such an action is dispatched with a non-`nil` error, it is reduced as usual; then, once
+/// the reducers and the synchronous observers of that step ran, the error is reported on the
+/// error channel of every store that handles the action and of the dispatcher:
 ///
 /// ```swift
 /// struct CurrentUserRefreshed: ErrorCarrying {

@@ -52,7 +52,10 @@ public protocol EmptyAction: CompletableAction where Payload == Done {}
 /// }
 /// let reducer = Reducer<Phonebook>().on(ContactsLoaded.self, complete: \.contactsByPhone)
 /// ```
-public protocol KeyedCompletableAction: Action {
+///
+/// A response with failed keys carries one ``KeyedLoadFailure`` naming them (``ErrorCarrying``),
+/// reported on the error channels like a failed ``CompletableAction``.
+public protocol KeyedCompletableAction: ErrorCarrying {
   /// What the results are keyed by.
   associatedtype Key: Hashable & Sendable
   /// The value a successful load produces.
@@ -63,6 +66,35 @@ public protocol KeyedCompletableAction: Action {
 
   /// Creates the response; a struct with a `results` property gets it for free.
   init(results: [Key: Result<Payload, LoadError>])
+}
+
+extension KeyedCompletableAction {
+  /// A ``KeyedLoadFailure`` with the keys that failed, `nil` when every key succeeded.
+  public var error: (any Error)? {
+    var failures: [Key: LoadError] = [:]
+    for (key, result) in results {
+      if case .failure(let error) = result { failures[key] = error }
+    }
+    return failures.isEmpty ? nil : KeyedLoadFailure(failures: failures)
+  }
+}
+
+/// The failed keys of a ``KeyedCompletableAction``, reported as one error.
+public struct KeyedLoadFailure<Key: Hashable & Sendable>: Error, Sendable,
+  CustomStringConvertible
+{
+  /// Each failed key and its error.
+  public let failures: [Key: LoadError]
+
+  /// Creates the error for these failed keys.
+  public init(failures: [Key: LoadError]) {
+    self.failures = failures
+  }
+
+  public var description: String {
+    let keys = failures.keys.map { "\($0)" }.sorted()
+    return "\(keys.count) of the keyed loads failed: \(keys.joined(separator: ", "))"
+  }
 }
 
 extension Result where Failure == LoadError {

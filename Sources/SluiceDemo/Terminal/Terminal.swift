@@ -61,10 +61,8 @@ final class Terminal: Sendable {
   }
 
   /// A change a reaction reported: `store.path: old → new`.
-  func change(
-    _ path: String, _ old: some CustomStringConvertible, _ new: some CustomStringConvertible
-  ) {
-    line("     \(styled(path, .cyan)): \(old) → \(styled(new.description, .green))")
+  func change(_ path: String, _ old: String, _ new: String) {
+    line("     \(styled(path, .cyan)): \(old) → \(styled(new, .green))")
   }
 
   /// An action about to be dispatched.

@@ -32,6 +32,30 @@ struct LdScoresLoaded: KeyedCompletableAction {
     #expect(scores["b"]?.finishedAt == LdDates.t2)
   }
 
+  @Test func aKeyedResponseWithFailedKeysReportsThemOnTheErrorChannels() throws {
+    struct Scores: Equatable, Sendable { var byName: [String: Loadable<Int>] = [:] }
+    let dispatcher = Dispatcher()
+    let store = Store(
+      initialState: Scores(), dispatcher: dispatcher,
+      reducer: Reducer<Scores>().on(LdScoresLoaded.self, complete: \.byName))
+    store.dispatch(LdScoresLoaded(results: ["a": .success(1), "b": .success(2)]))
+    #expect(store.errors.totalCount == 0)
+    store.dispatch(
+      LdScoresLoaded(results: [
+        "a": .success(1), "b": .failure(LoadError(LdCode.notFound)),
+        "c": .failure(LoadError(LdCode.notFound)),
+      ]))
+    let event = try #require(store.errors.last)
+    let failure = try #require(event.error as? KeyedLoadFailure<String>)
+    #expect(failure.failures.keys.sorted() == ["b", "c"])
+    #expect(failure.failures["b"] == LoadError(LdCode.notFound))
+    #expect("\(failure)" == "2 of the keyed loads failed: b, c")
+    #expect(store.errors.totalCount == 1)
+    #expect(dispatcher.errors.totalCount == 1)
+    #expect(store.state.byName["a"] == .loaded(1))
+    #expect(store.state.byName["b"]?.isFailed == true)
+  }
+
   @Test func completeCreatesKeysThatWereNeverStarted() {
     var scores: [String: Loadable<Int>] = [:]
     scores.complete(with: ["new": Result<Int, LoadError>.success(3)])

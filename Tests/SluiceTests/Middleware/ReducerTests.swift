@@ -26,6 +26,24 @@ let rdSetReducer = Reducer<RdCounter>().on(RdSet.self) { state, action in
 
 @Suite("Reducers")
 struct ReducerTests {
+  @Test func reduceAppliesTheMatchingHandlersInOrderWithoutAStore() {
+    let reducer = Reducer<RdApp>()
+      .on(RdSet.self) { state, action in state.trail.append("set \(action.value)") }
+      .combined(with: Reducer { state, action in state.trail.append("any \(type(of: action))") })
+      .combined(with: rdSetReducer.scoped(to: \RdApp.counter))
+    var state = RdApp()
+    reducer.reduce(&state, RdSet(value: 7))
+    #expect(state.trail == ["set 7", "any RdSet"])
+    #expect(state.counter.value == 7)
+    // An existential is opened: its dynamic type picks the typed handlers.
+    let action: any Action = RdSet(value: 9)
+    reducer.reduce(&state, action)
+    #expect(state.counter.value == 9)
+    reducer.reduce(&state, RdOther())
+    #expect(state.trail == ["set 7", "any RdSet", "set 9", "any RdSet", "any RdOther"])
+    #expect(state.counter.value == 9)
+  }
+
   @Test func typedHandlersReceiveTheirOwnActionType() {
     let reducer = Reducer<RdCounter>()
       .on(RdIncrement.self) { state, _ in state.value += 1 }
