@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Sluice
 
-/// `sluice-demo tour` (the default): Sluice end to end, in seven steps.
+/// `sluice-demo tour` (the default): Sluice end to end, in six steps.
 struct Tour: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Show Sluice working end to end on a small todo app (the default command).")
