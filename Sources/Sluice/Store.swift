@@ -39,12 +39,8 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
   ) {
     self.init(
-      core: StoreCore(
-        initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
-        isEqual: nil),
-      middleware: middleware)
-    core.lane.attach(core)
-    addInitialEffects(effects)
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, effects: effects, isEqual: nil)
   }
 
   /// Creates a store whose whole-state observers are called only on real changes.
@@ -62,10 +58,25 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
   ) where State: Equatable {
     self.init(
-      core: StoreCore(
-        initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
-        isEqual: { $0 == $1 }),
-      middleware: middleware)
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, effects: effects, isEqual: { $0 == $1 })
+  }
+
+  /// What every public initializer does: makes the core (from inlinable code, so its lane
+  /// operations are specialized for `State`), starting from `restored` when persistence found
+  /// a state, attaches it to its lane and registers the effects.
+  @inlinable
+  convenience init(
+    initialState: State, dispatcher: Dispatcher?, reducer: Reducer<State>,
+    middleware: [Middleware<State>], effects: Effects<State>,
+    isEqual: (@Sendable (State, State) -> Bool)?, restored: State? = nil,
+    persistence: (any PersistenceHandle)? = nil
+  ) {
+    let core = StoreCore(
+      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
+      isEqual: isEqual)
+    if let restored { core.current = restored }
+    self.init(core: core, middleware: middleware, persistence: persistence)
     core.lane.attach(core)
     addInitialEffects(effects)
   }

@@ -26,13 +26,10 @@ extension Store where State: Codable {
     persistence: PersistenceKey<State>
   ) {
     let controller = PersistenceController(key: persistence)
-    let core = StoreCore(
-      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
-      isEqual: nil)
-    if let restored = controller.restored { core.current = restored }
-    self.init(core: core, middleware: middleware, persistence: controller)
-    core.lane.attach(core)
-    addInitialEffects(effects)
+    self.init(
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, effects: effects, isEqual: nil, restored: controller.restored,
+      persistence: controller)
     startPersistence(controller)
   }
 
@@ -47,13 +44,10 @@ extension Store where State: Codable {
     persistence: PersistenceKey<State>
   ) where State: Equatable {
     let controller = PersistenceController(key: persistence)
-    let core = StoreCore(
-      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
-      isEqual: { $0 == $1 })
-    if let restored = controller.restored { core.current = restored }
-    self.init(core: core, middleware: middleware, persistence: controller)
-    core.lane.attach(core)
-    addInitialEffects(effects)
+    self.init(
+      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
+      middleware: middleware, effects: effects, isEqual: { $0 == $1 },
+      restored: controller.restored, persistence: controller)
     startPersistence(controller)
   }
 
