@@ -80,29 +80,23 @@ struct TourGuide {
   /// 2. Key-path reactions print every change, old → new.
   func react() -> SubscriptionBag {
     let bag = SubscriptionBag()
+    bag.insert(reaction(on: app.todos, \.openCount, named: "todos.open"))
+    bag.insert(reaction(on: app.todos, \.doneCount, named: "todos.done"))
+    bag.insert(reaction(on: app.settings, \.theme, named: "settings.theme"))
+    bag.insert(reaction(on: app.session, \.profile, named: "session.profile"))
+    return bag
+  }
+
+  /// Prints each change of the value at `path` as `name: old → new`, and counts it.
+  private func reaction<State, Value: Equatable & Sendable & SendableMetatype>(
+    on store: Store<State>, _ path: KeyPath<State, Value> & Sendable, named name: String
+  ) -> Subscription {
     let terminal = self.terminal
     let counter = reactionCount
-    let report = { @Sendable (path: String, old: String, new: String) in
+    return store.observe(path, from: .nextChange) { change in
       counter.increment()
-      terminal.change(path, old, new)
+      terminal.change(name, "\(change.old)", "\(change.new)")
     }
-    bag.insert(
-      app.todos.observe(\.openCount, from: .nextChange) {
-        report("todos.open", "\($0.old)", "\($0.new)")
-      })
-    bag.insert(
-      app.todos.observe(\.doneCount, from: .nextChange) {
-        report("todos.done", "\($0.old)", "\($0.new)")
-      })
-    bag.insert(
-      app.settings.observe(\.theme, from: .nextChange) {
-        report("settings.theme", "\($0.old)", "\($0.new)")
-      })
-    bag.insert(
-      app.session.observe(\.profile, from: .nextChange) {
-        report("session.profile", "\($0.old)", "\($0.new)")
-      })
-    return bag
   }
 
   /// 2. Actions go through reducers; the reactions above print what changed.
