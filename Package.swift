@@ -34,9 +34,12 @@ let package = Package(
     .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
+    .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
     .testTarget(
-      name: "SluiceSQLiteTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
-    .testTarget(name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite"]),
+      name: "SluiceSQLiteTests",
+      dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting", "SluiceTestSupport"]),
+    .testTarget(
+      name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTestSupport"]),
     .testTarget(
       name: "DocumentationTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
   ],

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +27,7 @@ struct DemoProcess {
     _ arguments: [String], in folder: URL, environment: [String: String] = [:],
     terminal: Bool = false, timeout: TimeInterval = 120
   ) async throws -> Result {
-    guard let executable = locate() else {
+    guard let executable = BuiltExecutable.locate(name) else {
       throw Failure(
         description: "\(name) not found next to the test binary; build it with "
           + "`swift build --build-tests`")
@@ -82,39 +83,6 @@ struct DemoProcess {
     }
     return Result(
       status: process.terminationStatus, output: output.finish(), errors: errorReader.finish())
-  }
-
-  /// The executable: next to the test binary (the build products folder, whatever
-  /// `--scratch-path` is), else the newest one in the package's `.build*` folders.
-  static func locate() -> URL? {
-    let manager = FileManager.default
-    var folders: [URL] = []
-    if let executable = CommandLine.arguments.first {
-      folders.append(
-        URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent())
-    }
-    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-      folders.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
-    for folder in folders {
-      let candidate = folder.appendingPathComponent(name)
-      if manager.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let scratch = (try? manager.contentsOfDirectory(atPath: root.path)) ?? []
-    let candidates = scratch.filter { $0.hasPrefix(".build") }.flatMap { entry in
-      let base = root.appendingPathComponent(entry)
-      let triples = (try? manager.contentsOfDirectory(atPath: base.path)) ?? []
-      return [base.appendingPathComponent("debug/\(name)")]
-        + triples.map { base.appendingPathComponent("\($0)/debug/\(name)") }
-    }
-    func modified(_ url: URL) -> Date {
-      (try? manager.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date ?? .distantPast
-    }
-    return candidates.filter { manager.isExecutableFile(atPath: $0.path) }
-      .max { modified($0) < modified($1) }
   }
 }
 
@@ -189,19 +157,4 @@ struct PseudoTerminal {
       return String(cString: name)
     #endif
   }
-}
-
-/// A temporary folder, removed when the test ends.
-final class DemoFolder: @unchecked Sendable {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("sluice-demo-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  deinit { try? FileManager.default.removeItem(at: url) }
-
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }

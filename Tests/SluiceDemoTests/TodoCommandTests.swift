@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 /// `sluice-demo todo add|list|done|clear`, and what bad input does: a clear message, a non-zero
@@ -8,7 +9,7 @@ import Testing
 @Suite("sluice-demo todo")
 struct TodoCommandTests {
   @Test func addListDoneAndClearWorkOnTheStoreFile() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let store = ["--store", folder.path("todos.sqlite")]
     let empty = try await DemoProcess.run(["todo", "list"] + store, in: folder.url)
     #expect(empty.status == 0)
@@ -45,7 +46,7 @@ struct TodoCommandTests {
   }
 
   @Test func theDefaultStoreIsDotSluiceInTheCurrentFolderAndTheTourKeepsItsOwnList() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     _ = try await DemoProcess.run(["todo", "add", "Mine"], in: folder.url)
     #expect(FileManager.default.fileExists(atPath: folder.path(".sluice/demo.sqlite")))
     _ = try await DemoProcess.run(TourTests.fast, in: folder.url)
@@ -55,7 +56,7 @@ struct TodoCommandTests {
   }
 
   @Test func inMemoryTodosAreNotWritten() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let add = try await DemoProcess.run(
       ["todo", "add", "Ephemeral", "--in-memory"], in: folder.url)
     #expect(add.status == 0)
@@ -64,7 +65,7 @@ struct TodoCommandTests {
   }
 
   @Test func anUnknownIdIsAnErrorAndChangesNothing() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let store = ["--store", folder.path("todos.sqlite")]
     _ = try await DemoProcess.run(["todo", "add", "Keep", "me"] + store, in: folder.url)
     let unknown = try await DemoProcess.run(["todo", "done", "9"] + store, in: folder.url)
@@ -72,7 +73,7 @@ struct TodoCommandTests {
     #expect(unknown.errors.contains("there is no todo #9; the ids are #1."))
     let list = try await DemoProcess.run(["todo", "list"] + store, in: folder.url)
     #expect(list.output.contains("#1 [ ] Keep me"))
-    let emptyFolder = try DemoFolder()
+    let emptyFolder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let none = try await DemoProcess.run(["todo", "done", "1", "--in-memory"], in: emptyFolder.url)
     #expect(none.status == 1)
     #expect(none.errors.contains("there is no todo #1: the list is empty."))
@@ -86,7 +87,7 @@ struct TodoCommandTests {
       ["todo", "list", "--store", ""], ["--no-such-flag"],
     ])
   func badArgumentsAreRefused(arguments: [String]) async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let run = try await DemoProcess.run(arguments, in: folder.url)
     #expect(run.status == 64, "\(arguments): \(run.status) \(run.errors)")
     #expect(run.errors.contains("Error: "), "\(arguments): \(run.errors)")
@@ -95,7 +96,7 @@ struct TodoCommandTests {
   }
 
   @Test func aStorePathThatCannotBeWrittenIsAClearError() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let file = folder.path("not-a-folder")
     try Data("keep".utf8).write(to: URL(fileURLWithPath: file))
     let run = try await DemoProcess.run(
@@ -118,7 +119,7 @@ struct TodoCommandTests {
   }
 
   @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAsItWas() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let path = folder.path("notes.txt")
     let text = String(repeating: "my precious notes, not a database\n", count: 200)
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -132,7 +133,7 @@ struct TodoCommandTests {
   }
 
   @Test func aListSavedByANewerVersionIsRefusedAndKept() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let path = folder.path("todos.sqlite")
     let bytes = Data(#"{"items":[],"nextID":1,"fromTheFuture":true}"#.utf8)
     do {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 /// `sluice-demo` with no command runs the tour; a second run restores what the first saved.
@@ -8,7 +9,7 @@ struct TourTests {
   static let fast = ["--sign-in-steps", "4", "--sign-in-pause-milliseconds", "5"]
 
   @Test func theFirstRunShowsEveryStepAndSavesUnderDotSluice() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let run = try await DemoProcess.run(Self.fast, in: folder.url)
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.errors.isEmpty)
@@ -41,7 +42,7 @@ struct TourTests {
   }
 
   @Test func aSecondRunSaysWhatItRestored() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let first = try await DemoProcess.run(Self.fast, in: folder.url)
     #expect(first.status == 0, "\(first.errors)")
     let second = try await DemoProcess.run(["tour"] + Self.fast, in: folder.url)
@@ -63,7 +64,7 @@ struct TourTests {
   }
 
   @Test func inMemoryWritesNothing() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let run = try await DemoProcess.run(["--in-memory"] + Self.fast, in: folder.url)
     #expect(run.status == 0, "\(run.errors)")
     #expect(run.output.contains("In memory (--in-memory)"))
@@ -72,7 +73,7 @@ struct TourTests {
   }
 
   @Test func theTourTakesAStorePath() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let path = folder.path("nested/folder/tour.sqlite")
     let first = try await DemoProcess.run(["--store", path] + Self.fast, in: folder.url)
     #expect(first.status == 0, "\(first.errors)")
@@ -82,7 +83,7 @@ struct TourTests {
   }
 
   @Test func colourOnlyOnATerminalAndNeverWithNoColor() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let colour = try await DemoProcess.run(
       ["--in-memory"] + Self.fast, in: folder.url, terminal: true)
     #expect(colour.status == 0, "\(colour.errors)")
@@ -98,7 +99,7 @@ struct TourTests {
   }
 
   @Test func helpListsTheCommands() async throws {
-    let folder = try DemoFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let help = try await DemoProcess.run(["--help"], in: folder.url)
     #expect(help.status == 0)
     for word in ["tour", "todo", "sluice-demo"] { #expect(help.output.contains(word)) }

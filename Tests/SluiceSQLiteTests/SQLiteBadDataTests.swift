@@ -2,13 +2,14 @@ import Foundation
 import GRDB  // Only to write rows SQLiteStorage never writes (a damaged or foreign table).
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 @Suite struct SQLiteBadDataTests {
   // MARK: - Records that are not the state
 
   @Test func dataThatIsNotJSONIsQuarantinedAndTheStoreStartsFresh() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("not-json.sqlite")
     let bytes = Data("this is not JSON {".utf8)
@@ -61,7 +62,7 @@ import Testing
     "null",
   ])
   func jsonThatNoLongerDecodesIsQuarantined(json: String) throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("schema.sqlite"))
     try database.write([sqlRecord("sluice.counter", version: 1, json: json)])
@@ -83,15 +84,13 @@ import Testing
   }
 
   @Test func emptyDataIsQuarantined() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("empty.sqlite"))
     try database.write([
       PersistedRecord(key: "sluice.counter", version: 1, data: Data(), updatedAt: Date())
     ])
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database))
+    let store = sqlCounterStore(.sqlite("counter", in: database))
     guard case .discarded(.corrupt, let quarantineKey?) = store.persistence?.restoreOutcome else {
       Issue.record("expected discarded(corrupt)")
       return
@@ -100,7 +99,7 @@ import Testing
   }
 
   @Test func eachDiscardKeepsItsOwnCopyAndNothingIsOverwritten() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("twice.sqlite"))
     let bytes = Data(#"{"value":"not a number"}"#.utf8)
@@ -110,9 +109,7 @@ import Testing
     // Two launches in a row (within the same millisecond, perhaps) that both find the record.
     var keys: [String] = []
     for _ in 0..<3 {
-      let store = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database))
+      let store = sqlCounterStore(.sqlite("counter", in: database))
       guard case .discarded(_, let key?) = store.persistence?.restoreOutcome else {
         Issue.record("expected discarded with a key")
         return
@@ -128,7 +125,7 @@ import Testing
   // MARK: - Files that cannot be a database
 
   @Test func aPathInAMissingFolderThrowsAndCreatesNothing() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let missing = folder.url.appendingPathComponent("missing")
     #expect(throws: (any Error).self) {
@@ -138,7 +135,7 @@ import Testing
   }
 
   @Test func aPathThatIsADirectoryThrows() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let directory = folder.path("a-directory.sqlite")
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
@@ -153,7 +150,7 @@ import Testing
   /// database", and leaves the file as it was. No store can use the file; nothing is lost,
   /// nothing is quarantined: what to do with the file is the app's decision.
   @Test func aFileOfGarbageBytesIsRefusedByTheInitializerAndLeftAsItWas() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("garbage.sqlite")
     var generator = SystemRandomNumberGenerator()
@@ -166,7 +163,7 @@ import Testing
 
   /// Text where a database header should be: the same.
   @Test func aTextFileIsRefusedByTheInitializerAndLeftAsItWas() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("text.sqlite")
     let text = Data(String(repeating: "{\"value\": 1}\n", count: 400).utf8)
@@ -179,7 +176,7 @@ import Testing
   /// the read fails, the store starts from its initial state with `.unreadable`, and the
   /// failed writes leave the damaged bytes as they are.
   @Test func aDamagedTablePageMakesTheRecordUnreadable() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("damaged.sqlite")
     try Self.makeDatabase(at: path, counter: 41)
@@ -224,7 +221,7 @@ import Testing
   /// "database disk image is malformed" (while reading the schema), and leaves the file as it
   /// was. As with garbage, no store can use the file, and nothing is quarantined.
   @Test func aTruncatedDatabaseIsRefusedByTheInitializerAndLeftAsItWas() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("truncated.sqlite")
     try Self.makeDatabase(at: path, counter: 7, padding: 20_000)
@@ -249,7 +246,7 @@ import Testing
     "1, X'7B2276616C7565223A317D', 'yesterday'",  // updated_at is text
   ])
   func aRowOfTheWrongTypesDoesNotCrashTheRestore(values: String) async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("types.sqlite")
     _ = try SQLiteStorage(path: path)
@@ -262,9 +259,7 @@ import Testing
     try queue.close()
     await #expect(processExitsWith: .success) { [path = path as String] in
       let database = try SQLiteStorage(path: path)
-      let store = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database))
+      let store = sqlCounterStore(.sqlite("counter", in: database))
       guard case .discarded(_, let quarantineKey?)? = store.persistence?.restoreOutcome,
         try database.quarantined(quarantineKey) != nil
       else { exit(3) }
@@ -277,15 +272,13 @@ import Testing
   /// descriptor left), the store starts from its initial state with `.unreadable`; before its
   /// first save replaces the record it could not read, it quarantines that record.
   @Test func aRecordThatCouldNotBeReadIsNotOverwrittenByTheNextSave() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("flaky.sqlite")
     try Self.makeDatabase(at: path, counter: 1_000)
     let database = try SQLiteStorage(path: path)
     let flaky = SqlFailingFirstRead(database)
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: PersistenceKey("counter", storage: flaky))
+    let store = sqlCounterStore(PersistenceKey("counter", storage: flaky))
     guard case .unreadable = store.persistence?.restoreOutcome else {
       Issue.record("expected unreadable")
       return

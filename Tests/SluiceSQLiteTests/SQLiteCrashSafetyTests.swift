@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ import Testing
   @Test(.timeLimit(.minutes(1)))
   func aKilledProcessLosesNothingUpToItsLastCompletedFlush() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let rounds = try await SqlCrashProbe.run(probe: probe, rounds: 6, in: folder)
     Self.check(rounds)
@@ -41,7 +42,7 @@ import Testing
   @Test(.timeLimit(.minutes(1)))
   func aKilledProcessInWriteThroughModeLosesNothingDispatchReturnedFrom() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let rounds = try await SqlCrashProbe.run(
       probe: probe, rounds: 3, in: folder, extraArguments: ["--write-through"])
@@ -68,7 +69,7 @@ import Testing
   @Test(.timeLimit(.minutes(1)))
   func theCheckCatchesAProbeThatRecordsFlushesItDidNotMake() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let rounds = try await SqlCrashProbe.run(
       probe: probe, rounds: 3, in: folder,
@@ -147,48 +148,9 @@ enum SqlCrashProbe {
   static let notFound: Comment =
     "SluiceCrashProbe not found next to the test binary; build it with `swift build --build-tests`"
 
-  /// The probe executable: `SLUICE_CRASH_PROBE`, else next to the test binary (the build
-  /// products directory, whatever `--scratch-path` is), else the newest one in the package's
-  /// `.build*` directories.
+  /// The probe executable: `SLUICE_CRASH_PROBE`, else the one the build made.
   static func locate() -> URL? {
-    let fileManager = FileManager.default
-    if let explicit = ProcessInfo.processInfo.environment["SLUICE_CRASH_PROBE"] {
-      return fileManager.isExecutableFile(atPath: explicit) ? URL(fileURLWithPath: explicit) : nil
-    }
-    var folders: [URL] = []
-    if let executable = CommandLine.arguments.first {
-      let url = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
-      folders.append(url.deletingLastPathComponent())
-    }
-    folders.append(Bundle.main.bundleURL)
-    folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
-    for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-      folders.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    for folder in folders {
-      let candidate = folder.appendingPathComponent(name)
-      if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    // The package root is three levels above this file.
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let scratch = (try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []
-    var candidates: [URL] = []
-    for entry in scratch where entry.hasPrefix(".build") {
-      let base = root.appendingPathComponent(entry)
-      candidates.append(base.appendingPathComponent("debug/\(name)"))
-      for triple in (try? fileManager.contentsOfDirectory(atPath: base.path)) ?? [] {
-        candidates.append(base.appendingPathComponent("\(triple)/debug/\(name)"))
-      }
-    }
-    func modified(_ url: URL) -> Date {
-      let attributes = try? fileManager.attributesOfItem(atPath: url.path)
-      return attributes?[.modificationDate] as? Date ?? .distantPast
-    }
-    return
-      candidates
-      .filter { fileManager.isExecutableFile(atPath: $0.path) }
-      .max { modified($0) < modified($1) }
+    BuiltExecutable.locate(name, override: "SLUICE_CRASH_PROBE")
   }
 
   struct Failure: Error, CustomStringConvertible {
@@ -197,7 +159,7 @@ enum SqlCrashProbe {
 
   /// Runs the probe `rounds` times on one database, killing it each time.
   static func run(
-    probe: URL, rounds: Int, in folder: SqlTemporaryFolder, extraArguments: [String] = []
+    probe: URL, rounds: Int, in folder: TemporaryFolder, extraArguments: [String] = []
   ) async throws -> [SqlCrashRound] {
     let database = folder.path("crash.sqlite")
     let log = folder.path("flushes.log")

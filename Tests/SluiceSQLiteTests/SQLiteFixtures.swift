@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 // Fixtures of the SQLite acceptance tests (prefixed `Sql`).
@@ -34,6 +35,18 @@ let sqlProfileReducer = Reducer<SqlProfile>()
   .on(SqlRename.self) { state, action in state.name = action.name }
   .on(SqlTag.self) { state, action in state.tags.append(action.tag) }
 
+/// A counter store persisted under `key`.
+func sqlCounterStore(_ key: PersistenceKey<SqlCounter>) -> Store<SqlCounter> {
+  Store(initialState: SqlCounter(), reducer: sqlCounterReducer, persistence: key)
+}
+
+/// A profile store persisted under `key`, starting from `initialState`.
+func sqlProfileStore(
+  _ key: PersistenceKey<SqlProfile>, initialState: SqlProfile = SqlProfile()
+) -> Store<SqlProfile> {
+  Store(initialState: initialState, reducer: sqlProfileReducer, persistence: key)
+}
+
 /// A note at schema version 2: version 1 had `name` (now `title`) and no `pinned`.
 struct SqlNoteV2: Codable, Equatable, Sendable {
   var title = ""
@@ -59,24 +72,6 @@ let sqlNoteMigrations = PersistenceMigrations()
     state["pinned"] = false
   }
   .from(2) { state in state["tags"] = ["migrated"] }
-
-/// A folder under the temporary directory, removed by ``remove()``.
-struct SqlTemporaryFolder {
-  let url: URL
-
-  init() throws {
-    url = FileManager.default.temporaryDirectory
-      .appendingPathComponent("sluice-sqlite-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-
-  /// A path in the folder.
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-  func remove() {
-    try? FileManager.default.removeItem(at: url)
-  }
-}
 
 /// A record written straight into the table, as an older (or newer) version of the app would.
 func sqlRecord(_ key: String, version: Int, json: String) -> PersistedRecord {

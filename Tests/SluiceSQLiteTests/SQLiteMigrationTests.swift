@@ -1,11 +1,12 @@
 import Foundation
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 @Suite struct SQLiteMigrationTests {
   @Test func aVersion1RecordIsMigratedToVersion2OnRestore() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("migrate.sqlite")
     do {
@@ -45,7 +46,7 @@ import Testing
   }
 
   @Test func migrationsChainFromVersion1AndFromVersion2ToVersion3() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("chain.sqlite"))
     try database.write([
@@ -69,7 +70,7 @@ import Testing
   }
 
   @Test func aNewerRecordIsRefusedAndLeftUntouched() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("newer.sqlite")
     let written = Date(timeIntervalSince1970: 1_700_000_000)
@@ -127,7 +128,7 @@ import Testing
   }
 
   @Test func aMissingMigrationStepDiscardsAndQuarantines() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("missing-step.sqlite"))
     let bytes = Data(#"{"name":"old"}"#.utf8)
@@ -151,7 +152,7 @@ import Testing
 
   @Test func aThrowingMigrationDiscardsAndQuarantines() throws {
     struct Refusal: Error {}
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("throwing-step.sqlite"))
     let bytes = Data(#"{"name":"old"}"#.utf8)

@@ -1,19 +1,18 @@
 import Foundation
 import Sluice
 import SluiceSQLite
+import SluiceTestSupport
 import Testing
 
 @Suite struct SQLiteRoundTripTests {
   @Test func roundTripThroughAFileAcrossRelaunches() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("app.sqlite")
     do {
       let database = try SQLiteStorage(path: path)
       #expect(database.path == path)
-      let store = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database))
+      let store = sqlCounterStore(.sqlite("counter", in: database))
       guard case .empty = store.persistence?.restoreOutcome else {
         Issue.record("a new database restores nothing")
         return
@@ -25,9 +24,7 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: path))
     do {
       let database = try SQLiteStorage(path: path)
-      let store = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database))
+      let store = sqlCounterStore(.sqlite("counter", in: database))
       #expect(store.state.value == 3)
       guard case .restored(version: 1) = store.persistence?.restoreOutcome else {
         Issue.record(
@@ -39,9 +36,7 @@ import Testing
       try await store.persistence?.flush()
     }
     let database = try SQLiteStorage(path: path)
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database))
+    let store = sqlCounterStore(.sqlite("counter", in: database))
     #expect(store.state.value == 4)
     #expect(try database.keys() == ["sluice.counter"])
     let record = try #require(try database.read("sluice.counter"))
@@ -50,20 +45,14 @@ import Testing
   }
 
   @Test func severalStoresOfDifferentTypesShareOneFile() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("shared.sqlite")
     do {
       let database = try SQLiteStorage(path: path)
-      let counter = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database))
-      let otherCounter = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database).namespace("other"))
-      let profile = Store(
-        initialState: SqlProfile(), reducer: sqlProfileReducer,
-        persistence: .sqlite("profile", in: database))
+      let counter = sqlCounterStore(.sqlite("counter", in: database))
+      let otherCounter = sqlCounterStore(.sqlite("counter", in: database).namespace("other"))
+      let profile = sqlProfileStore(.sqlite("profile", in: database))
       for _ in 0..<5 { counter.dispatch(SqlIncrement()) }
       otherCounter.dispatch(SqlIncrement())
       profile.dispatch(SqlRename(name: "Ada"))
@@ -74,22 +63,15 @@ import Testing
       #expect(try database.keys() == ["other.counter", "sluice.counter", "sluice.profile"])
     }
     let database = try SQLiteStorage(path: path)
-    let counter = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database))
-    let otherCounter = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database).namespace("other"))
-    let profile = Store(
-      initialState: SqlProfile(), reducer: sqlProfileReducer,
-      persistence: .sqlite("profile", in: database))
+    let counter = sqlCounterStore(.sqlite("counter", in: database))
+    let otherCounter = sqlCounterStore(.sqlite("counter", in: database).namespace("other"))
+    let profile = sqlProfileStore(.sqlite("profile", in: database))
     #expect(counter.state == SqlCounter(value: 5))
     #expect(otherCounter.state == SqlCounter(value: 1))
     #expect(profile.state == SqlProfile(name: "Ada", tags: ["admin"]))
     // A store on a key nobody wrote starts empty, next to the others.
-    let fresh = Store(
-      initialState: SqlProfile(name: "initial"), reducer: sqlProfileReducer,
-      persistence: .sqlite("nobody", in: database))
+    let fresh = sqlProfileStore(
+      .sqlite("nobody", in: database), initialState: SqlProfile(name: "initial"))
     #expect(fresh.state == SqlProfile(name: "initial"))
     guard case .empty = fresh.persistence?.restoreOutcome else {
       Issue.record("expected empty")
@@ -98,17 +80,13 @@ import Testing
   }
 
   @Test func storesOnTwoDatabaseObjectsOfOneFileSeeEachOthersWrites() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("twice.sqlite")
     let first = try SQLiteStorage(path: path)
     let second = try SQLiteStorage(path: path)
-    let counter = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: first))
-    let profile = Store(
-      initialState: SqlProfile(), reducer: sqlProfileReducer,
-      persistence: .sqlite("profile", in: second))
+    let counter = sqlCounterStore(.sqlite("counter", in: first))
+    let profile = sqlProfileStore(.sqlite("profile", in: second))
     counter.dispatch(SqlIncrement())
     profile.dispatch(SqlRename(name: "Grace"))
     try await counter.persistence?.flush()
@@ -118,13 +96,11 @@ import Testing
   }
 
   @Test func theStateIsRestoredSynchronouslyInTheInitializer() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let database = try SQLiteStorage(path: folder.path("restore.sqlite"))
     try database.write([sqlRecord("sluice.counter", version: 1, json: #"{"value":41}"#)])
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database))
+    let store = sqlCounterStore(.sqlite("counter", in: database))
     // No await, no yield: the restored state is there as soon as the store exists.
     #expect(store.state.value == 41)
     store.dispatch(SqlIncrement())
@@ -134,15 +110,13 @@ import Testing
   }
 
   @Test func writeThroughRecordIsInTheTableWhenDispatchReturns() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("through.sqlite")
     let database = try SQLiteStorage(path: path)
     // Another connection to the file: what it reads is on disk (committed), not in a cache.
     let observer = try SQLiteStorage(path: path)
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database).saving(.writeThrough))
+    let store = sqlCounterStore(.sqlite("counter", in: database).saving(.writeThrough))
     #expect(try observer.read("sluice.counter") == nil)
     for expected in 1...20 {
       store.dispatch(SqlIncrement())
@@ -154,14 +128,12 @@ import Testing
   }
 
   @Test func writeThroughFromAnotherThreadAndWithAsyncSend() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("through-send.sqlite")
     let database = try SQLiteStorage(path: path)
     let observer = try SQLiteStorage(path: path)
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database).saving(.writeThrough))
+    let store = sqlCounterStore(.sqlite("counter", in: database).saving(.writeThrough))
     await store.send(SqlIncrement())
     let afterSend = try #require(try observer.read("sluice.counter"))
     #expect(try JSONDecoder().decode(SqlCounter.self, from: afterSend.data).value == 1)
@@ -172,14 +144,13 @@ import Testing
   }
 
   @Test func coalescedSavesHappenWithoutFlush() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("coalesced.sqlite")
     let database = try SQLiteStorage(path: path)
     let observer = try SQLiteStorage(path: path)
-    let store = Store(
-      initialState: SqlCounter(), reducer: sqlCounterReducer,
-      persistence: .sqlite("counter", in: database)
+    let store = sqlCounterStore(
+      .sqlite("counter", in: database)
         .saving(.coalesced(debounce: .milliseconds(10), maxDelay: .milliseconds(50))))
     for _ in 0..<7 { store.dispatch(SqlIncrement()) }
     let saved = try await sqlEventually {
@@ -191,14 +162,13 @@ import Testing
   }
 
   @Test func flushIsDurableForAnotherConnection() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("flush.sqlite")
     let database = try SQLiteStorage(path: path)
     // Windows far beyond the test: only `flush()` (or `saveNow()`) can write.
-    let store = Store(
-      initialState: SqlProfile(), reducer: sqlProfileReducer,
-      persistence: .sqlite("profile", in: database)
+    let store = sqlProfileStore(
+      .sqlite("profile", in: database)
         .saving(.coalesced(debounce: .seconds(3_600), maxDelay: .seconds(3_600))))
     for round in 1...5 {
       store.dispatch(SqlTag(tag: "t\(round)"))
@@ -216,7 +186,7 @@ import Testing
   }
 
   @Test func saveNowWritesAnUnchangedStateAndDisabledStoresDoNotWrite() async throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("switch.sqlite")
     let database = try SQLiteStorage(path: path)
@@ -242,14 +212,13 @@ import Testing
   }
 
   @Test func releasingTheStoreWritesWhatIsPending() throws {
-    let folder = try SqlTemporaryFolder()
+    let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("close.sqlite")
     do {
       let database = try SQLiteStorage(path: path)
-      let store = Store(
-        initialState: SqlCounter(), reducer: sqlCounterReducer,
-        persistence: .sqlite("counter", in: database)
+      let store = sqlCounterStore(
+        .sqlite("counter", in: database)
           .saving(.coalesced(debounce: .seconds(3_600), maxDelay: .seconds(3_600))))
       store.dispatch(SqlIncrement())
       store.dispatch(SqlIncrement())
