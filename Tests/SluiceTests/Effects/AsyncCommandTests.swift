@@ -4,7 +4,7 @@ import Testing
 /// Records its snapshot and the live state after the gate opens, then dispatches the snapshot.
 struct EffSnapshotCommand: AsyncCommand {
   let gates: EffGates
-  let seen: EffLog<String>
+  let seen: Recorder<String>
   func execute(state: EffState, context: EffectContext<EffState>) async throws {
     await gates.wait()
     seen.append("snapshot \(state.count), now \(context.state.count)")
@@ -30,7 +30,7 @@ struct EffFailingCommand: AsyncCommand {
 
 struct EffWaitingCommand: AsyncCommand {
   let gates: EffGates
-  let outcome: EffLog<String>
+  let outcome: Recorder<String>
   func execute(state: EffState, context: EffectContext<EffState>) async throws {
     do {
       try await gates.waitOrCancel()
@@ -48,7 +48,7 @@ struct EffWaitingCommand: AsyncCommand {
   // context, and may dispatch after an await.
   @Test func asyncCommandGetsASnapshotAndDispatchesAfterAwait() async {
     let gates = EffGates()
-    let seen = EffLog<String>()
+    let seen = Recorder<String>()
     let store = effStore()
 
     let task = store.dispatch(EffSnapshotCommand(gates: gates, seen: seen))
@@ -111,13 +111,13 @@ struct EffWaitingCommand: AsyncCommand {
   // `finish()` resumes once the work finished; settle waits for launched work too.
   @Test func finishAndSettleWaitForTheCommand() async {
     let gates = EffGates()
-    let outcome = EffLog<String>()
+    let outcome = Recorder<String>()
     let store = effStore()
 
     let task = store.dispatch(EffWaitingCommand(gates: gates, outcome: outcome))
     #expect(await effEventually { gates.waiting() == 1 })
     #expect(store.effectsInFlight == 1)
-    let finished = EffLog<Bool>()
+    let finished = Recorder<Bool>()
     let waiter = Task {
       await task.finish()
       finished.append(true)
@@ -137,7 +137,7 @@ struct EffWaitingCommand: AsyncCommand {
   // `cancel()` cancels the work; its error after cancellation is not reported.
   @Test func cancelStopsTheCommand() async {
     let gates = EffGates()
-    let outcome = EffLog<String>()
+    let outcome = Recorder<String>()
     let store = effStore()
 
     let task = store.dispatch(EffWaitingCommand(gates: gates, outcome: outcome))
@@ -155,7 +155,7 @@ struct EffWaitingCommand: AsyncCommand {
   // Async commands and launched thunks are cancelled when their store goes away.
   @Test func asyncCommandsAreCancelledWhenTheStoreGoesAway() async {
     let gates = EffGates()
-    let outcome = EffLog<String>()
+    let outcome = Recorder<String>()
     let dispatcher = Dispatcher()
     let witness = effStore(dispatcher: dispatcher)
     var store: Store<EffState>? = effStore(dispatcher: dispatcher, reducer: Reducer())

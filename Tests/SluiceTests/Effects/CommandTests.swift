@@ -43,7 +43,7 @@ struct EffIncreaseBy: Command {
   // `store.execute { state, dispatch in }` is a thunk with the same semantics.
   @Test func executeRunsAThunkWithStateAndDispatch() {
     let store = effStore()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
 
     for _ in 0..<12 {
       store.execute { state, dispatch in

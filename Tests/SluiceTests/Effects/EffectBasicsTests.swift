@@ -4,7 +4,7 @@ import Testing
 @Suite struct EffectBasicsTests {
   // An effect starts after the reducer and the synchronous observers, and sees the reduced state.
   @Test func runsAfterReducerAndObserversAndSeesReducedState() async {
-    let order = EffLog<String>()
+    let order = Recorder<String>()
     let reducer = Reducer<EffState>().on(EffTrigger.self) { state, _ in
       order.append("reduce")
       state.count += 1
@@ -28,7 +28,7 @@ import Testing
   // `context.state` is the state now, not when the effect started.
   @Test func contextStateIsReadLiveAfterEachAwait() async {
     let gates = EffGates()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self) { _, context in
         seen.append(context.state.count)
@@ -64,7 +64,7 @@ import Testing
   @Test func contextDispatchQueuesAndNeverBlocks() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let returned = EffLog<String>()
+    let returned = Recorder<String>()
     let store = effStore(
       dispatcher: dispatcher,
       effects: Effects<EffState>().on(EffTrigger.self) { action, context in
@@ -89,7 +89,7 @@ import Testing
 
   // `await context.send` resumes after the action was reduced.
   @Test func contextSendResumesAfterTheActionWasProcessed() async {
-    let seen = EffLog<[Int]>()
+    let seen = Recorder<[Int]>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self) { action, context in
         await context.send(EffResult(value: action.value))
@@ -106,7 +106,7 @@ import Testing
 
   // An effect runs for every action of its type, including actions sent with `await send`.
   @Test func runsForEveryActionOfItsTypeOnly() async {
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self) { action, _ in runs.append(action.value) })
 
@@ -121,7 +121,7 @@ import Testing
 
   // `addEffects` and `combined(with:)` register more effects; each runs for its own type.
   @Test func addEffectsAndCombinedRegisterEveryEffect() async {
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let first = Effects<EffState>().on(EffTrigger.self) { _, _ in runs.append("first") }
     let second = Effects<EffState>()
       .on(EffTrigger.self) { _, _ in runs.append("second") }

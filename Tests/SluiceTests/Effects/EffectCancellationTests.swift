@@ -7,7 +7,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // `cancelEffects(id:)` cancels only the runs of that id; the others keep running.
   @Test func cancelEffectsByIDCancelsOnlyThatID() async {
     let gates = EffGates()
-    let outcomes = EffLog<String>()
+    let outcomes = Recorder<String>()
     let store = effStore(
       effects: Effects<EffState>()
         .on(EffTrigger.self, id: "a") { _, context in
@@ -61,7 +61,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // are dropped.
   @Test func cancelOnActionCancelsTheRunsOfTheID() async {
     let gates = EffGates()
-    let flags = EffLog<Bool>()
+    let flags = Recorder<Bool>()
     let store = effStore(
       effects: Effects<EffState>()
         .on(EffTrigger.self, id: "load") { action, context in
@@ -111,7 +111,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   @Test func cancelAllEffectsCancelsEverything() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let cancelled = EffLog<String>()
+    let cancelled = Recorder<String>()
     let store = effStore(
       dispatcher: dispatcher,
       effects: Effects<EffState>()
@@ -150,7 +150,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // Cancelling the subscription of `addEffects` removes the effects and cancels their runs.
   @Test func cancellingTheAddEffectsSubscriptionRemovesAndCancels() async {
     let gates = EffGates()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = effStore()
     let subscription = store.addEffects(
       Effects<EffState>().on(EffTrigger.self) { action, context in
@@ -174,7 +174,7 @@ enum EffKey: Hashable, Sendable { case a, one }
 
   // Cancelling one `addEffects` subscription leaves the store's other effects alone.
   @Test func cancellingOneSubscriptionKeepsTheOtherEffects() async {
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self) { _, _ in runs.append("initial") })
     let kept = store.addEffects(
@@ -193,7 +193,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // Effects whose subscription was dropped survive cancelling another `addEffects` subscription.
   @Test func droppedSubscriptionEffectsSurviveCancellingAnotherSubscription() async {
     let rounds = 20
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = effStore()
     for _ in 0..<rounds {
       store.addEffects(Effects<EffState>().on(EffPing.self) { _, _ in runs.append("kept") })
@@ -212,7 +212,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // The same for dispatcher-level effects.
   @Test func droppedDispatcherSubscriptionEffectsSurviveCancellingAnother() async {
     let rounds = 20
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let dispatcher = Dispatcher()
     for _ in 0..<rounds {
       dispatcher.addEffects(Effects<Void>().on(EffPing.self) { _, _ in runs.append("kept") })
@@ -230,7 +230,7 @@ enum EffKey: Hashable, Sendable { case a, one }
 
   // Dropping the subscription of `addEffects` does not end the effects.
   @Test func droppingTheAddEffectsSubscriptionKeepsTheEffects() async {
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = effStore()
     do {
       _ = store.addEffects(
@@ -248,7 +248,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   @Test func storeDeinitCancelsItsEffects() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let flags = EffLog<Bool>()
+    let flags = Recorder<Bool>()
     let witness = effStore(dispatcher: dispatcher)
     var owner: Store<EffState>? = effStore(
       dispatcher: dispatcher, reducer: Reducer(),
@@ -277,7 +277,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // Dispatcher-level effects are cancelled when the Dispatcher object is deinitialized.
   @Test func dispatcherDeinitCancelsItsEffects() async {
     let gates = EffGates()
-    let flags = EffLog<Bool>()
+    let flags = Recorder<Bool>()
     var dispatcher: Dispatcher? = Dispatcher()
     let store = effStore(dispatcher: dispatcher)
     dispatcher?.addEffects(
@@ -306,7 +306,7 @@ enum EffKey: Hashable, Sendable { case a, one }
   // `context.checkCancellation()` throws once the effect was cancelled; nothing is reported.
   @Test func checkCancellationThrowsAfterCancel() async {
     let gates = EffGates()
-    let reached = EffLog<String>()
+    let reached = Recorder<String>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self, id: "c") { _, context in
         await gates.wait()

@@ -73,9 +73,9 @@ import Testing
   // cancelled, and settle still returns.
   @Test func cancellingWhileOtherThreadsDispatch() async {
     let gates = EffGates()
-    let started = EffLog<Int>()
-    let finished = EffLog<Int>()
-    let cancelled = EffLog<Int>()
+    let started = Recorder<Int>()
+    let finished = Recorder<Int>()
+    let cancelled = Recorder<Int>()
     let dispatcher = Dispatcher()
     let store = effStore(
       dispatcher: dispatcher,
@@ -122,7 +122,7 @@ import Testing
       effects: Effects<EffState>().on(EffFail.self) { action, _ in
         throw EffError(code: action.value)
       })
-    let observed = EffLog<Int>()
+    let observed = Recorder<Int>()
     let subscription = dispatcher.errors.observe { event in
       observed.append((event.error as? EffError)?.code ?? -1)
     }
@@ -153,7 +153,7 @@ import Testing
     store.dispatch(EffTrigger(value: 1))
     #expect(await effEventually { gates.waiting() == 1 })
 
-    let returned = EffLog<Int>()
+    let returned = Recorder<Int>()
     let waiters = (0..<8).map { index in
       Task {
         await store.settle()

@@ -2,7 +2,7 @@ import Sluice
 import Testing
 
 @Suite struct EffectErrorTests {
-  private func failingStore(dispatcher: Dispatcher? = nil, runs: EffLog<Int>) -> Store<EffState> {
+  private func failingStore(dispatcher: Dispatcher? = nil, runs: Recorder<Int>) -> Store<EffState> {
     effStore(
       dispatcher: dispatcher,
       effects: Effects<EffState>().on(EffFail.self) { action, _ in
@@ -15,7 +15,7 @@ import Testing
   // with its source and the triggering action.
   @Test func thrownErrorIsReportedOnStoreAndDispatcher() async {
     let dispatcher = Dispatcher()
-    let store = failingStore(dispatcher: dispatcher, runs: EffLog())
+    let store = failingStore(dispatcher: dispatcher, runs: Recorder())
 
     store.dispatch(EffFail(value: 7))
     await effSettle(store)
@@ -34,9 +34,9 @@ import Testing
   // Observers of a channel get every event, until cancelled.
   @Test func observersReceiveEventsUntilCancelled() async {
     let dispatcher = Dispatcher()
-    let store = failingStore(dispatcher: dispatcher, runs: EffLog())
-    let fromStore = EffLog<Int>()
-    let fromDispatcher = EffLog<Int>()
+    let store = failingStore(dispatcher: dispatcher, runs: Recorder())
+    let fromStore = Recorder<Int>()
+    let fromDispatcher = Recorder<Int>()
     let storeSubscription = store.errors.observe { event in
       fromStore.append((event.error as? EffError)?.code ?? -1)
     }
@@ -58,8 +58,8 @@ import Testing
   // The `events` stream yields the events reported after it was made.
   @Test func eventsStreamYieldsReportedErrors() async {
     let dispatcher = Dispatcher()
-    let store = failingStore(dispatcher: dispatcher, runs: EffLog())
-    let received = EffLog<String>()
+    let store = failingStore(dispatcher: dispatcher, runs: Recorder())
+    let received = Recorder<String>()
     let storeEvents = store.errors.events
     let dispatcherEvents = dispatcher.errors.events
     let consumer = Task {
@@ -79,7 +79,7 @@ import Testing
 
   // An effect that throws every time runs once per action: the error is not re-dispatched.
   @Test func aFailingEffectIsNotReRun() async {
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = failingStore(runs: runs)
 
     store.dispatch(EffFail(value: 1))
@@ -245,7 +245,7 @@ import Testing
     let dispatcher = Dispatcher()
     let first = effStore(dispatcher: dispatcher)
     let second = effStore(dispatcher: dispatcher)
-    let received = EffLog<Int>()
+    let received = Recorder<Int>()
     let subscription = dispatcher.errors.observe { event in
       received.append((event.error as? EffError)?.code ?? -1)
     }
@@ -273,7 +273,7 @@ import Testing
     let tapped = effStore(
       dispatcher: dispatcher,
       reducer: Reducer<EffState>().on(EffIncrement.self) { state, _ in state.count += 1 })
-    let tapSeen = EffLog<String>()
+    let tapSeen = Recorder<String>()
     let tap = tapped.onAction { action, _ in tapSeen.append("\(type(of: action))") }
 
     catchAll.dispatch(EffCarry(value: 1, error: EffError(code: 1)))
@@ -289,7 +289,7 @@ import Testing
 
   // Carried errors start no loop: the effects of the action run once, as for any action.
   @Test func carriedErrorsDoNotStopOrRepeatEffects() async {
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = effStore(
       effects: Effects<EffState>().on(EffCarry.self) { action, _ in runs.append(action.value) })
 

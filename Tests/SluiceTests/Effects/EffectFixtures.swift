@@ -48,17 +48,6 @@ func effStore(
   Store(initialState: EffState(), dispatcher: dispatcher, reducer: reducer, effects: effects)
 }
 
-/// A thread-safe list, for recording from effects, observers and threads.
-final class EffLog<Element: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `items` is only touched under `lock`.
-  private let lock = NSLock()
-  private var items: [Element] = []
-
-  func append(_ element: Element) { lock.withLock { items.append(element) } }
-  var values: [Element] { lock.withLock { items } }
-  var count: Int { lock.withLock { items.count } }
-}
-
 /// Gates keyed by an integer: effects wait on a key until the test opens it. This is how the
 /// tests decide when an effect finishes, without sleeping.
 final class EffGates: @unchecked Sendable {
@@ -178,7 +167,7 @@ func effCompletes(
   within timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
   _ work: @escaping @Sendable () async -> Void
 ) async -> Bool {
-  let done = EffLog<Bool>()
+  let done = Recorder<Bool>()
   let task = Task {
     await work()
     done.append(true)

@@ -6,7 +6,7 @@ import Testing
   // A's state, and what it dispatches reaches every store on the lane.
   @Test func effectOnOneStoreFiresForAnActionDispatchedThroughAnother() async {
     let dispatcher = Dispatcher()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let storeA = effStore(
       dispatcher: dispatcher,
       reducer: Reducer<EffState>().on(EffResult.self) { state, action in

@@ -25,7 +25,7 @@ import Testing
   // result reaches the store.
   @Test func latestCancelsTheRunInFlightAndDropsItsDispatches() async {
     let gates = EffGates()
-    let cancelled = EffLog<(Int, Bool)>()
+    let cancelled = Recorder<(Int, Bool)>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self, policy: .latest) { action, context in
         await gates.wait(action.value)
@@ -70,7 +70,7 @@ import Testing
   // `.dropWhileRunning` ignores the action while a run is in flight, and runs again after.
   @Test func dropWhileRunningIgnoresActionsWhileARunIsInFlight() async {
     let gates = EffGates()
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self, policy: .dropWhileRunning) {
         action, context in
@@ -102,7 +102,7 @@ import Testing
   // A cancelled run no longer blocks `.dropWhileRunning`, even before its task has ended.
   @Test func dropWhileRunningRunsAgainOnceTheRunWasCancelled() async {
     let gates = EffGates()
-    let runs = EffLog<Int>()
+    let runs = Recorder<Int>()
     let store = effStore(
       effects: Effects<EffState>().on(EffTrigger.self, policy: .dropWhileRunning, id: "save") {
         action, context in
@@ -179,7 +179,7 @@ import Testing
 
 @Suite struct EffectDebounceTests {
   private func debouncedStore(
-    clock: ManualClock, runs: EffLog<String>, window: Duration = .milliseconds(300)
+    clock: ManualClock, runs: Recorder<String>, window: Duration = .milliseconds(300)
   ) -> Store<EffState> {
     effStore(
       effects: Effects<EffState>().on(
@@ -193,7 +193,7 @@ import Testing
   // Several actions within the window give one run, with the last action.
   @Test func severalActionsWithinTheWindowRunOnceWithTheLast() async {
     let clock = ManualClock()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = debouncedStore(clock: clock, runs: runs)
 
     store.dispatch(EffQuery(text: "s"))
@@ -211,7 +211,7 @@ import Testing
   // Advancing less than the window runs nothing; advancing the rest runs the effect.
   @Test func nothingRunsBeforeTheWindowHasPassed() async {
     let clock = ManualClock()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = debouncedStore(clock: clock, runs: runs)
 
     store.dispatch(EffQuery(text: "x"))
@@ -231,7 +231,7 @@ import Testing
   // A new action restarts the window from its own arrival.
   @Test func aNewActionRestartsTheWindow() async {
     let clock = ManualClock()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = debouncedStore(clock: clock, runs: runs)
 
     store.dispatch(EffQuery(text: "a"))
@@ -251,7 +251,7 @@ import Testing
   // Actions separated by more than the window each run.
   @Test func actionsFartherApartThanTheWindowEachRun() async {
     let clock = ManualClock()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = debouncedStore(clock: clock, runs: runs)
 
     store.dispatch(EffQuery(text: "one"))
@@ -292,7 +292,7 @@ import Testing
   // Cancelling a debounced effect by id ends its wait: settle does not wait for the clock.
   @Test func cancellingByIDEndsThePendingWait() async {
     let clock = ManualClock()
-    let runs = EffLog<String>()
+    let runs = Recorder<String>()
     let store = effStore(
       effects: Effects<EffState>().on(
         EffQuery.self, policy: .debounce(for: .seconds(1), clock: clock), id: "search"

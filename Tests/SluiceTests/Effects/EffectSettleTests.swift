@@ -28,7 +28,7 @@ struct EffHop: Action { let n: Int }
     #expect(await effEventually { gates.waiting() == 1 })
     #expect(store.effectsInFlight == 1)
 
-    let settled = EffLog<[Int]>()
+    let settled = Recorder<[Int]>()
     let waiter = Task {
       await store.settle()
       settled.append(store.state.results)
@@ -58,7 +58,7 @@ struct EffHop: Action { let n: Int }
 
     store.dispatch(EffHop(n: 1))
     #expect(await effEventually { gates.waiting() == 1 })
-    let settled = EffLog<Bool>()
+    let settled = Recorder<Bool>()
     let waiter = Task {
       await store.settle()
       settled.append(true)
@@ -121,7 +121,7 @@ struct EffHop: Action { let n: Int }
     for value in 1...3 { store.dispatch(EffTrigger(value: value)) }
     #expect(await effEventually { gates.waitingTotal == 3 })
 
-    let settled = EffLog<Bool>()
+    let settled = Recorder<Bool>()
     let waiter = Task {
       await store.settle()
       settled.append(true)

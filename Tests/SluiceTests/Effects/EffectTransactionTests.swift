@@ -10,7 +10,7 @@ func effTransaction(
 
 @Suite struct EffectTransactionTests {
   private func makeStore(
-    dispatcher: Dispatcher, gates: EffGates, seen: EffLog<Int>
+    dispatcher: Dispatcher, gates: EffGates, seen: Recorder<Int>
   ) -> Store<EffState> {
     effStore(
       dispatcher: dispatcher,
@@ -25,9 +25,9 @@ func effTransaction(
   @Test func committedTransactionStartsEffectsAtCommit() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let store = makeStore(dispatcher: dispatcher, gates: gates, seen: seen)
-    let inFlightInside = EffLog<Int>()
+    let inFlightInside = Recorder<Int>()
 
     let outcome = effTransaction(dispatcher) { tx in
       tx.dispatch(EffTrigger(value: 1))
@@ -53,7 +53,7 @@ func effTransaction(
   @Test func asyncCommittedTransactionStartsEffects() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let store = makeStore(dispatcher: dispatcher, gates: gates, seen: seen)
     gates.open()
 
@@ -71,7 +71,7 @@ func effTransaction(
   @Test func abortedTransactionStartsNoEffect() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let store = makeStore(dispatcher: dispatcher, gates: gates, seen: seen)
     gates.open()
 
@@ -93,7 +93,7 @@ func effTransaction(
   @Test func failedTransactionStartsNoEffect() async {
     let dispatcher = Dispatcher()
     let gates = EffGates()
-    let seen = EffLog<Int>()
+    let seen = Recorder<Int>()
     let store = makeStore(dispatcher: dispatcher, gates: gates, seen: seen)
     gates.open()
 

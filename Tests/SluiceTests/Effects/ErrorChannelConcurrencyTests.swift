@@ -9,7 +9,7 @@ import Testing
     let store = effStore()
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
-    let received = EffLog<Int>()
+    let received = Recorder<Int>()
     let subscription = store.errors.observe { event in
       let code = (event.error as? EffError)?.code ?? -1
       received.append(code)

@@ -48,8 +48,8 @@ enum LdSessionFixtures {
     let store = Store(
       initialState: LdSessionState(user: "ada", profile: .loaded("ada")),
       reducer: LdSessionFixtures.reducer)
-    let users = LdRecorder<String?>()
-    let reported = LdRecorder<String>()
+    let users = Recorder<String?>()
+    let reported = Recorder<String>()
     let stateSubscription = store.observe(\.user) { change in users.append(change.new) }
     let errorSubscription = store.errors.observe { event in reported.append("\(event.error)") }
 

@@ -156,7 +156,7 @@ struct LdScoresLoaded: KeyedCompletableAction {
   @Test func reducerMergesAKeyedResponseGroupedByPhoneNumber() async {
     let gate = LdController<Int>()
     let store = MiniContactsFixtures.store(gate: gate)
-    let seen = LdRecorder<[String: Loadable<MiniContact?>]>()
+    let seen = Recorder<[String: Loadable<MiniContact?>]>()
     let subscription = store.observe { state in seen.append(state.contactsByPhone) }
 
     store.dispatch(MiniRequestContactsAction(phones: ["111", "000", "555"]))

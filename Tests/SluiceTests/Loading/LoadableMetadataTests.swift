@@ -171,7 +171,7 @@ extension Loadable {
       reducer: Reducer<MiniPromiseState>().on(Stamp.self) { state, action in
         state.counter.date = action.date
       })
-    let seen = LdRecorder<Date?>()
+    let seen = Recorder<Date?>()
     let subscription = store.observe(\.counter) { change in seen.append(change.new.date) }
     store.dispatch(Stamp(date: LdDates.t1))
     store.dispatch(Stamp(date: LdDates.t1))  // no change

@@ -33,7 +33,7 @@ enum LdProfileFixtures {
     let store = Store(
       initialState: LdProfileState(name: .loading(since: LdDates.t0)),
       reducer: LdProfileFixtures.reducer)
-    let changes = LdRecorder<Loadable<String>>()
+    let changes = Recorder<Loadable<String>>()
     let subscription = store.observe(\.name, from: .nextChange) { changes.append($0.new) }
     store.dispatch(LdLoadName())
     subscription.cancel()

@@ -55,18 +55,6 @@ final class LdBox<Value: Sendable>: @unchecked Sendable {
   func update<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&stored) } }
 }
 
-/// Records values from any thread, in arrival order.
-final class LdRecorder<Value: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `storage` is only touched under `lock`.
-  private let lock = NSLock()
-  private var storage: [Value] = []
-
-  init() {}
-
-  var values: [Value] { lock.withLock { storage } }
-  func append(_ value: Value) { lock.withLock { storage.append(value) } }
-}
-
 /// Plays Mini-Swift's `StoreController`: every request suspends until the test answers it with
 /// ``succeed(_:)`` or ``fail(_:)`` (answers given before a request arrives are kept, in order).
 /// A cancelled request resumes at once with `CancellationError`. Nothing sleeps.

@@ -11,7 +11,7 @@ import Testing
   @Test func promisesRequestStartsLoadingAndTheControllerFillsIt() async {
     let controller = LdController<Int>()
     let store = MiniPromiseFixtures.store(controller)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.dispatch(MiniSetCounterAction(counter: 5))
@@ -39,7 +39,7 @@ import Testing
       }
     let store = Store(
       initialState: MiniPromiseState(), reducer: MiniPromiseFixtures.reducer, effects: effects)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.dispatch(MiniSetCounterAction(counter: 8))
@@ -73,7 +73,7 @@ import Testing
   @Test func promisesFailureShowsTheErrorKeepsTheOldValueAndReportsIt() async throws {
     let controller = LdController<Int>()
     let store = MiniPromiseFixtures.store(controller)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.dispatch(MiniSetCounterAction(counter: 1))
@@ -116,7 +116,7 @@ import Testing
   @Test func promisesSecondRequestWhileLoadingIsIgnored() async {
     let controller = LdController<Int>()
     let store = MiniPromiseFixtures.store(controller, policy: .dropWhileRunning)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.dispatch(MiniSetCounterAction(counter: 1))
@@ -141,7 +141,7 @@ import Testing
   @Test func promisesWithTheLatestPolicyTheNewestRequestWins() async {
     let controller = LdController<Int>()
     let store = MiniPromiseFixtures.store(controller, policy: .latest)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.dispatch(MiniSetCounterAction(counter: 1))
@@ -161,7 +161,7 @@ import Testing
   @Test func tasksRequestRunsTheTaskAndTheResponseCarriesCounterAndStatus() async {
     let controller = LdController<Int>()
     let store = MiniTaskFixtures.store(controller)
-    let seen = LdRecorder<MiniTaskState>()
+    let seen = Recorder<MiniTaskState>()
     let subscription = store.observe { state in seen.append(state) }
 
     store.dispatch(MiniSetCounterTaskAction(counter: 5))
@@ -218,7 +218,7 @@ import Testing
   @Test func storeLoadDispatchesTheResponseOnSuccess() async {
     let controller = LdController<Int>()
     let store = MiniPromiseFixtures.store(controller)
-    let seen = LdRecorder<Loadable<Int>>()
+    let seen = Recorder<Loadable<Int>>()
     let subscription = store.observe { state in seen.append(state.counter) }
 
     store.load(MiniCounterLoaded.self) { try await controller.request(7) }
@@ -269,7 +269,7 @@ import Testing
   @Test func emptyActionCompletesATaskWithoutAValue() async {
     let controller = LdController<Int>()
     let store = MiniVoucherFixtures.store(controller)
-    let seen = LdRecorder<TaskStatus>()
+    let seen = Recorder<TaskStatus>()
     let subscription = store.observe { state in seen.append(state.activation) }
 
     store.dispatch(MiniActivateVoucher(code: 42))

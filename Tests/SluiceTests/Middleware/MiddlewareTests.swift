@@ -363,20 +363,6 @@ struct MiddlewareTests {
   }
 }
 
-/// Holds an object weakly (a class property rather than a local `weak var`).
-final class MwWeak<Object: AnyObject>: @unchecked Sendable {
-  // @unchecked Sendable: `reference` is only touched under `lock`.
-  private let lock = NSLock()
-  private weak var reference: Object?
-
-  init(_ object: Object? = nil) { reference = object }
-
-  var object: Object? {
-    get { lock.withLock { reference } }
-    set { lock.withLock { reference = newValue } }
-  }
-}
-
 /// Runs `body` on a thread of its own; returns `true` once it finished, or `false` if it is still
 /// running after `limit` (a deadlock detector: the caller's thread is never blocked).
 func mwFinishes(

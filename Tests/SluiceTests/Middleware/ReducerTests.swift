@@ -198,7 +198,7 @@ struct ReducerTests {
     // Misuse, but dispatch never deadlocks from inside the lane, and neither may reset: it is
     // expected to run after the current action, like a dispatch from inside the lane. The
     // dispatch runs on its own thread, so that a deadlock fails this test instead of hanging it.
-    let itself = MwWeak<Store<RdCounter>>()
+    let itself = RegWeak<Store<RdCounter>>()
     let store = Store(
       initialState: RdCounter(),
       reducer: Reducer<RdCounter>().on(RdSet.self) { state, action in

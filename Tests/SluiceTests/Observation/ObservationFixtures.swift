@@ -149,7 +149,7 @@ final class ObsFlag: @unchecked Sendable {
   func set() { lock.withLock { value = true } }
 }
 
-/// A thread-safe box, for handing a subscription to the observer it belongs to.
+/// A thread-safe box, for handing a subscription (or a lock, a flag) to the closure it belongs to.
 final class ObsBox<Value: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: `stored` is only touched under `lock`.
   private let lock = NSLock()

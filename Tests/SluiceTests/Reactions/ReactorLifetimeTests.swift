@@ -54,7 +54,7 @@ import Testing
 
   @Test func anOwnerThatKeepsItsOwnReactorSubscriptionIsStillFreed() {
     final class Screen: Sendable {
-      let subscription = TxBox<Subscription?>(nil)
+      let subscription = ObsBox<Subscription?>(nil)
     }
     let store = FlxFixtures.app()
     var screen: Screen? = Screen()
@@ -99,7 +99,7 @@ import Testing
   @Test func aReactorCanCancelItselfFromInsideItsHandler() {
     let store = FlxFixtures.app()
     let heard = Recorder<Int>()
-    let box = TxBox<Subscription?>(nil)
+    let box = ObsBox<Subscription?>(nil)
     box.value = store.react { reaction in
       reaction.on(\.counter) { change in
         heard.append(change.new)
@@ -259,7 +259,7 @@ import Testing
   @Test func aReactionQueryAddedLaterStartsFromTheValueItFirstSaw() {
     let store = FlxFixtures.app()
     let heard = Recorder<String>()
-    let askForTitle = TxBox(false)
+    let askForTitle = ObsBox(false)
     let subscription = store.react { reaction in
       reaction.on(\.counter) { heard.append("counter \($0.new)") }
       if askForTitle.value {

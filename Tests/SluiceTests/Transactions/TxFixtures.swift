@@ -173,17 +173,3 @@ func txEventually(attempts: Int = 100_000, _ condition: () -> Bool) async -> Boo
   }
   return condition()
 }
-
-/// A thread-safe box, for handing a subscription or a lock to the closure it belongs to.
-final class TxBox<Value: Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `stored` is only touched under `lock`.
-  private let lock = NSLock()
-  private var stored: Value
-
-  init(_ value: Value) { stored = value }
-
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
-  }
-}
