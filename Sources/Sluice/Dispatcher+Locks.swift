@@ -58,7 +58,9 @@ extension Dispatcher {
     let lock = Lock(lane: lane, label: "exclusive \(A.self)", autoreleases: autorelease)
     lane.pause(lock)
     if let timeout { lock.arm(timeout: timeout, file: file, line: line) }
-    lane.submit(.action(action), mode: .sync, bypass: true, lock: lock, file: file, line: line)
+    lane.submit(
+      Lane.Work(kind: .action(action), lock: lock), mode: .sync, bypass: true, file: file,
+      line: line)
     return lock
   }
 
@@ -68,10 +70,10 @@ extension Dispatcher {
   }
 
   /// Whether a lock holds the lane.
-  public var isPaused: Bool { lane.lock.withLock { lane.pauseCount > 0 } }
+  public var isPaused: Bool { lane.isPaused }
 
   /// The number of locks held.
-  public var lockCount: Int { lane.lock.withLock { lane.pauseCount } }
+  public var lockCount: Int { lane.lockCount }
 
   /// The lock of the exclusive action being processed, read from code running on the lane (an
   /// observer or reaction it caused); `nil` elsewhere.

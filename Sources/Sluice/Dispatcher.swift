@@ -97,7 +97,7 @@ public final class Dispatcher: Sendable {
     _ action: A, mode: DispatchMode = .sync,
     file: StaticString = #fileID, line: UInt = #line
   ) {
-    lane.dispatch(action, type: A.self, mode: mode, file: file, line: line)
+    lane.dispatch(action, type: type(of: action), mode: mode, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed.

@@ -67,7 +67,7 @@ extension Lane {
       // Everything queued so far — the effects' dispatches among it — runs before this, and
       // the check runs on the lane, between items: nothing is half processed.
       await performAsync(.change) { [self] in
-        let idle = effects.inFlight == 0 && lock.withLock { queue.isEmpty && bypass.isEmpty }
+        let idle = effects.inFlight == 0 && queueDepth == 0
         settled.withLock { $0 = idle }
       }
       if settled.withLock({ $0 }) { return }

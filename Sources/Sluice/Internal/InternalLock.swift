@@ -60,4 +60,31 @@ final class InternalLock: @unchecked Sendable {
 
   /// Wakes every thread waiting on the condition.
   func broadcast() { pthread_cond_broadcast(condition) }
+
+  /// Waits on `condition`, which belongs to this lock; the lock must be held, and is held again
+  /// on return.
+  func wait(on condition: InternalCondition) { pthread_cond_wait(condition.condition, mutex) }
+}
+
+/// A condition variable of its own for one waiting thread, used with an ``InternalLock``, so a
+/// wake-up reaches only the thread it is for.
+final class InternalCondition: @unchecked Sendable {
+  // @unchecked Sendable: the pointer is allocated once and only used through the pthread
+  // calls, which are thread-safe.
+  fileprivate let condition: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    condition = .allocate(capacity: 1)
+    condition.initialize(to: pthread_cond_t())
+    pthread_cond_init(condition, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    condition.deinitialize(count: 1)
+    condition.deallocate()
+  }
+
+  /// Wakes the thread waiting on the condition, if any.
+  func signal() { pthread_cond_signal(condition) }
 }

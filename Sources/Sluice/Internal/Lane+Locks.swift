@@ -1,39 +1,32 @@
 extension Lane {
-  /// Holds the lane for `lock`.
+  /// Holds the lane for `lock`; blocked callers whose actions can no longer run return.
   func pause(_ lock: Lock) {
-    self.lock.withLock {
-      pauseCount += 1
-      locks[ObjectIdentifier(lock)] = WeakLock(lock: lock)
-      word.bitwiseOr(Lane.paused, ordering: .relaxed)
+    let wake = storage.withMachine { machine in
+      storage.rememberLocked(lock)
+      return machine.pause(ObjectIdentifier(lock))
     }
+    storage.wake(wake)
   }
 
-  /// Lets go of the hold of the lock with this identity; when it was the last, replays the
-  /// queue before returning.
+  /// Lets go of the hold of the lock with this identity; when it was the last, the queued
+  /// actions replay before this returns.
   ///
-  /// When another thread holds the lane (it is finishing a step), the replay runs there; a
-  /// caller that holds no lane waits for it, behind a no-op queued after the held items, so
-  /// `release()` still returns after the replay. A caller running on a lane does not wait: the
-  /// holder could be waiting for it.
+  /// The caller replays them itself when the lane is idle; when another thread holds the lane,
+  /// a caller that holds no lane waits for that thread to replay them (behind a no-op queued
+  /// after them), and takes the lane over if it is handed to it. A caller running on a lane does
+  /// not wait: the holder could be waiting for it.
   func unpause(_ id: ObjectIdentifier) {
-    let resume: Bool = lock.withLock {
-      guard locks.removeValue(forKey: id) != nil else { return false }
-      pauseCount -= 1
-      guard pauseCount == 0 else { return false }
-      word.bitwiseAnd(~Lane.paused, ordering: .relaxed)
-      return !queue.isEmpty
-    }
-    guard resume else { return }
-    if claimOrFlag() {
-      beginDrain()
-      finishDrain()
-    } else if ThreadContext.drainDepth == 0 {
-      submit(.work {}, mode: .sync, bypass: false, file: #fileID, line: #line)
-    }
+    let caller: Machine.ReleaseCaller =
+      isCurrentThreadDraining ? .drainer : ThreadContext.drainDepth == 0 ? .block : .noBlock
+    carryOut(
+      storage.withMachine { machine in
+        storage.forgetLocked(id)
+        return machine.release(id, caller: caller, barrier: Work(kind: .work {}))
+      })
   }
 
   /// The locks held now.
-  var heldLocks: [Lock] { lock.withLock { locks.values.compactMap(\.lock) } }
+  var heldLocks: [Lock] { storage.locks }
 
   /// Processes an exclusive action with `lock` as the current lock (so the reactions it causes
   /// can take it); releases the lock afterwards when it autoreleases and no store changed.

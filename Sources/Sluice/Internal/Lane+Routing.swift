@@ -2,8 +2,10 @@
 /// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
 ///
 /// Routes hold their core `unowned(unsafe)`, so following one costs no reference counting: a
-/// detached core is kept alive in `Lane.retired` until the drainer has replaced the routing it
-/// cached (which it does before processing its next action).
+/// core detached while the lane is held is kept alive by ``LaneStorage`` until the drainer has
+/// replaced the routing it cached (before its next action) or let go of the lane; a core
+/// detached while the lane is idle is released at once (the next drainer refreshes its routing
+/// before following any route).
 struct Route {
   unowned(unsafe) let core: AnyStoreCore
   let slot: Int
@@ -48,12 +50,13 @@ extension Lane {
 
   func detach(_ core: AnyStoreCore) {
     let id = ObjectIdentifier(core)
-    lock.withLock {
+    let released = lock.withLock {
       cores.removeAll { $0 === core }
-      retired.append(core)
       orderEdges.removeAll { $0.store == id || $0.after == id }
       rebuildRoutingLocked()
+      return storage.retireLocked(core)
     }
+    _ = released  // Released here, outside the lock: a core's deinit may take other locks.
   }
 
   /// The attached core with this identity, if any.

@@ -2,19 +2,22 @@ import Dispatch
 import Synchronization
 
 /// The serial lane behind a ``Dispatcher``: it processes actions and lane work one at a time, in
-/// arrival order, on whichever thread claims it.
+/// arrival order, on whichever thread holds it.
 ///
-/// A caller that finds the lane idle claims it with one atomic compare-and-swap and processes its
-/// action on its own thread (the fast path: no queue, no allocation, no thread hop). A caller
-/// that finds it busy appends its item to the queue and either waits for it (synchronous
-/// dispatch from outside any lane), or returns at once (asynchronous dispatch; dispatch from
-/// inside a lane, where waiting could deadlock). The thread that holds the lane drains the queue
-/// before it lets go.
+/// Who holds the lane, what is queued and who waits for what is decided by a
+/// ``LaneStateMachine`` inside ``LaneStorage``, under the lane's one lock. This class does what
+/// the machine decides, outside that lock: it processes items (reducers, observers, effects), blocks
+/// and wakes callers, and starts the worker queue.
 ///
-/// The atomic `word` holds two bits: `draining` (someone holds the lane) and `pending` (an item
-/// was queued while it was held). Everything else shared lives under `lock`. Fields marked
-/// "drainer only" are touched only by the thread holding the lane; the acquire/release
-/// orderings on `word` hand them from one holder to the next.
+/// A synchronous caller that finds the lane idle and nothing queued claims it with one atomic
+/// compare-and-swap and processes its action on its own thread (the shortcut: no lock, no
+/// queue, no allocation). Otherwise its item is queued; it then drains the lane itself when the
+/// lane was idle, or blocks until its action and every action that action caused were
+/// processed, or until a lock holds what is left of them (never longer), or until the lane is
+/// handed to it. A caller that drains stops when its own chain is done and hands the rest on.
+///
+/// Fields marked "drainer only" are touched only by the thread holding the lane; the lock (or
+/// the shortcut's acquire/release orderings) hands them from one holder to the next.
 @usableFromInline
 final class Lane: @unchecked Sendable {
   // @unchecked Sendable: see the type's discussion for which field is protected by what.
@@ -26,49 +29,29 @@ final class Lane: @unchecked Sendable {
     var reporter: IssueReporter?
   }
 
-  enum Payload {
-    case action(any Action)
-    case work(@Sendable () -> Void)
-  }
+  /// One queued item's content: an action or lane work, and what it needs when it runs.
+  struct Work {
+    enum Kind {
+      case action(any Action)
+      case work(@Sendable () -> Void)
+    }
 
-  /// Who waits for an item and everything it causes: nobody, a thread blocked in a synchronous
-  /// dispatch, or a task suspended in `send`.
-  enum Completion {
-    case none
-    case waiter
-    case resume(CheckedContinuation<Void, Never>)
-  }
-
-  /// Progress of an item somebody waits for (a "root"): how many items of its chain — itself,
-  /// and the items dispatched from inside the lane while they ran — are not processed yet.
-  struct RootProgress {
-    var outstanding: Int
-    var continuation: CheckedContinuation<Void, Never>?
-  }
-
-  struct Item {
-    var payload: Payload
-    var seq: UInt64
-    var depth: Int
+    var kind: Kind
+    /// How many actions, each dispatched while the previous one ran, led to this one.
+    var depth = 0
     var chain: ChainLink?
     /// For an exclusive action: the lock it runs under (handed to the reactions it causes).
     var lock: Lock?
-    /// The sequence number of the waited-for item whose chain this item belongs to; 0 for none.
-    var root: UInt64
   }
 
-  static let draining = 1
-  static let pending = 2
-  /// At least one lock is held: only the bypass queue is processed.
-  static let paused = 4
-  /// The bypass queue (exclusive actions, lane queries) is not empty.
-  static let bypassPending = 8
+  typealias Item = LaneStorage.Machine.Item
 
   let configuration: Configuration
-  let word = Atomic<Int>(0)
+  let storage: LaneStorage
+  /// The lane's one lock (the storage's), which also guards the routing fields below.
+  var lock: InternalLock { storage.lock }
   let drainerID = Atomic<UInt>(0)
   let routingVersion = Atomic<Int>(0)
-  let lock = InternalLock()
   let workerQueue: DispatchQueue
   /// The effects in flight on this lane.
   let effects = EffectRuntime()
@@ -76,19 +59,7 @@ final class Lane: @unchecked Sendable {
   let errors = ErrorChannel()
 
   // Guarded by `lock`.
-  var queue = RingBuffer<Item>()
-  /// Items that run even while the lane is paused: exclusive actions, and lane queries
-  /// (registration, counts) that must not wait for a lock.
-  var bypass = RingBuffer<Item>()
-  var pauseCount = 0
-  var locks: [ObjectIdentifier: WeakLock] = [:]
-  var nextSeq: UInt64 = 1
-  /// The roots somebody waits for, by sequence number; a root leaves when its chain is done.
-  var roots: [UInt64: RootProgress] = [:]
-  var capacityWaiters: [CheckedContinuation<Void, Never>] = []
   var cores: [AnyStoreCore] = []
-  /// Detached cores, alive until the drainer stopped using the routing that named them.
-  var retired: [AnyStoreCore] = []
   var orderEdges: [(store: ObjectIdentifier, after: ObjectIdentifier)] = []
   var effectRegistrations: [EffectRegistration] = []
   var routing = Routing()
@@ -108,7 +79,11 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) private var typeRoutes: [ObjectIdentifier: TypeRoute] = [:]
   @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
   @exclusivity(unchecked) var currentDepth = 0
+  /// The root whose chain the running item belongs to; 0 for none.
   @exclusivity(unchecked) var currentRoot: UInt64 = 0
+  /// Whether the running item came through the shortcut (its chain gets a root only when it
+  /// dispatches from inside).
+  @exclusivity(unchecked) var inShortcut = false
   /// The lock of the exclusive action being processed, if any.
   @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) var currentChain: ChainLink?
@@ -118,6 +93,7 @@ final class Lane: @unchecked Sendable {
 
   init(configuration: Configuration) {
     self.configuration = configuration
+    storage = LaneStorage(maxQueueDepth: configuration.maxQueueDepth)
     workerQueue = DispatchQueue(label: configuration.label)
   }
 
@@ -130,7 +106,13 @@ final class Lane: @unchecked Sendable {
   }
 
   /// The number of queued items not yet processed.
-  var queueDepth: Int { lock.withLock { queue.count + bypass.count } }
+  var queueDepth: Int { storage.peek { $0.queueDepth } }
+
+  /// Whether a lock holds the lane.
+  var isPaused: Bool { storage.peek { $0.isPaused } }
+
+  /// The number of locks held.
+  var lockCount: Int { storage.peek { $0.locks.count } }
 
   // MARK: - Dispatch
 
@@ -141,27 +123,30 @@ final class Lane: @unchecked Sendable {
     _ action: any Action, type: any Action.Type, mode: DispatchMode, file: StaticString,
     line: UInt
   ) {
-    if mode == .sync, tryClaim() {
-      beginDrain()
-      process(action, type: type)
-      finishDrain()
+    if mode == .sync, storage.tryShortcut() {
+      runShortcut { process(action, type: type) }
       return
     }
-    submit(.action(action), mode: mode, bypass: false, file: file, line: line)
+    submit(Work(kind: .action(action)), mode: mode, bypass: false, file: file, line: line)
   }
 
   func send(_ action: any Action) async {
-    if runIfIdle({ process(action, type: type(of: action)) }) { return }
-    if let bound = configuration.maxQueueDepth { await waitForCapacity(below: bound) }
+    if storage.tryShortcut() {
+      runShortcut { process(action, type: type(of: action)) }
+      return
+    }
+    if configuration.maxQueueDepth != nil { await waitForCapacity() }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       if isCurrentThreadDraining {
         // Unreachable in practice (a lane's thread runs synchronous code), but never block.
-        enqueueFromInside(.action(action), file: #fileID, line: #line)
+        enqueueFromInside(Work(kind: .action(action)), file: #fileID, line: #line)
         continuation.resume()
         return
       }
-      append(.action(action), completion: .resume(continuation), bypass: false)
-      drainIfClaimed()
+      carryOut(
+        storage.withMachine {
+          $0.submit(Work(kind: .action(action)), bypass: false, completion: .resume(continuation))
+        })
     }
   }
 
@@ -178,8 +163,8 @@ final class Lane: @unchecked Sendable {
   /// Runs `work` on the lane, as a synchronous dispatch would.
   func perform(_ kind: WorkKind = .query, _ work: @escaping @Sendable () -> Void) {
     if isCurrentThreadDraining, kind == .query { return work() }
-    if runIfIdle(work) { return }
-    submit(.work(work), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
+    if storage.tryShortcut() { return runShortcut(work) }
+    submit(Work(kind: .work(work)), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
   }
 
   /// Runs `body` on the lane like ``perform(_:_:)`` and returns its result, or `nil` when the
@@ -199,164 +184,20 @@ final class Lane: @unchecked Sendable {
   /// Queues lane housekeeping (sweeps) to run after the current item; never waits, and is not
   /// held by locks.
   func performLater(_ work: @escaping @Sendable () -> Void) {
-    submit(.work(work), mode: .async, bypass: true, file: #fileID, line: #line)
+    submit(Work(kind: .work(work)), mode: .async, bypass: true, file: #fileID, line: #line)
   }
 
   /// Runs `work` on the lane and resumes once it ran; never blocks a thread.
   func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
     if isCurrentThreadDraining, kind == .query { return work() }
-    if runIfIdle(work) { return }
+    if storage.tryShortcut() { return runShortcut(work) }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      append(.work(work), completion: .resume(continuation), bypass: kind == .query)
-      drainIfClaimed()
+      carryOut(
+        storage.withMachine {
+          $0.submit(
+            Work(kind: .work(work)), bypass: kind == .query, completion: .resume(continuation))
+        })
     }
-  }
-
-  // MARK: - Claiming and draining
-
-  @inline(__always)
-  func tryClaim() -> Bool {
-    word.compareExchange(expected: 0, desired: Lane.draining, ordering: .acquiring).exchanged
-  }
-
-  /// After an item was queued: claims the lane if it is idle (returns `true`), or tells its
-  /// holder that more work arrived (returns `false`). Either way the `pending` bit is set, so
-  /// the holder drains the queue before it lets go.
-  func claimOrFlag() -> Bool {
-    var current = word.load(ordering: .relaxed)
-    while true {
-      let held = current & Lane.draining != 0
-      let blocked = current & Lane.paused != 0 && current & Lane.bypassPending == 0
-      let claims = !held && !blocked
-      let desired = current | Lane.pending | (claims ? Lane.draining : 0)
-      let (exchanged, original) = word.compareExchange(
-        expected: current, desired: desired, ordering: .acquiringAndReleasing)
-      if exchanged { return claims }
-      current = original
-    }
-  }
-
-  /// Runs `body` on the lane when it is idle (one atomic claim, no queue); returns whether it
-  /// did.
-  @inline(__always)
-  func runIfIdle(_ body: () -> Void) -> Bool {
-    guard tryClaim() else { return false }
-    beginDrain()
-    body()
-    finishDrain()
-    return true
-  }
-
-  /// After an item was queued: drains the lane on this thread when that claimed it.
-  func drainIfClaimed() {
-    if claimOrFlag() {
-      beginDrain()
-      finishDrain()
-    }
-  }
-
-  @inline(__always)
-  func beginDrain() {
-    drainerID.store(ThreadContext.currentID, ordering: .relaxed)
-    ThreadContext.setDrainDepth(ThreadContext.drainDepth + 1)
-  }
-
-  /// Processes queued items until none can run (the queue is empty, or the lane is paused and
-  /// the bypass queue is empty), then lets go of the lane.
-  @inline(__always)
-  func finishDrain() {
-    let me = drainerID.load(ordering: .relaxed)
-    while true {
-      if word.load(ordering: .relaxed) & Lane.pending != 0 {
-        word.bitwiseAnd(~Lane.pending, ordering: .acquiring)
-        drainQueue()
-      }
-      // Write-through persistences write once per drain (and before each waiter is woken).
-      if !writeThroughPending.isEmpty { flushWriteThrough() }
-      drainerID.store(0, ordering: .relaxed)
-      ThreadContext.setDrainDepth(ThreadContext.drainDepth - 1)
-      // Common case first: nothing but the `draining` bit.
-      if word.compareExchange(expected: Lane.draining, desired: 0, ordering: .releasing).exchanged {
-        return
-      }
-      let current = word.load(ordering: .relaxed)
-      if current & Lane.pending == 0,
-        word.compareExchange(
-          expected: current, desired: current & ~Lane.draining, ordering: .releasing
-        ).exchanged
-      {
-        return
-      }
-      drainerID.store(me, ordering: .relaxed)
-      ThreadContext.setDrainDepth(ThreadContext.drainDepth + 1)
-    }
-  }
-
-  private func drainQueue() {
-    while let item = popFirst() { run(item) }
-  }
-
-  private func popFirst() -> Item? {
-    lock.lock()
-    var item = bypass.popFirst()
-    if item != nil {
-      if bypass.isEmpty { word.bitwiseAnd(~Lane.bypassPending, ordering: .relaxed) }
-    } else if pauseCount == 0 {
-      item = queue.popFirst()
-    }
-    var wake: [CheckedContinuation<Void, Never>] = []
-    if !capacityWaiters.isEmpty, let bound = configuration.maxQueueDepth, queue.count < bound {
-      wake = capacityWaiters
-      capacityWaiters.removeAll()
-    }
-    lock.unlock()
-    for continuation in wake { continuation.resume() }
-    return item
-  }
-
-  private func run(_ item: Item) {
-    currentDepth = item.depth
-    currentChain = item.chain
-    currentRoot = item.root
-    switch item.payload {
-    case .action(let action):
-      if let lock = item.lock {
-        processExclusive(action, under: lock)
-      } else {
-        process(action, type: type(of: action))
-      }
-    case .work(let work): work()
-    }
-    currentDepth = 0
-    currentChain = nil
-    currentActionType = nil
-    currentRoot = 0
-    if item.root != 0 {
-      // Durable before whoever waits for this chain is woken; once per chain.
-      if !writeThroughPending.isEmpty, isLastOfChain(item.root) { flushWriteThrough() }
-      finish(root: item.root)
-    }
-  }
-
-  /// Whether the item being finished is the last outstanding one of `root`'s chain (only the
-  /// drainer adds to a chain, so the answer holds until it finishes the item).
-  private func isLastOfChain(_ root: UInt64) -> Bool {
-    lock.withLock { (roots[root]?.outstanding ?? 0) <= 1 }
-  }
-
-  /// One more item of `root`'s chain was processed; wakes its waiter when none is left.
-  private func finish(root: UInt64) {
-    lock.lock()
-    guard var progress = roots[root] else { return lock.unlock() }
-    progress.outstanding -= 1
-    if progress.outstanding > 0 {
-      roots[root] = progress
-      return lock.unlock()
-    }
-    roots.removeValue(forKey: root)
-    if progress.continuation == nil { lock.broadcast() }
-    lock.unlock()
-    progress.continuation?.resume()
   }
 
   // MARK: - Processing
@@ -420,8 +261,7 @@ final class Lane: @unchecked Sendable {
     lock.lock()
     cachedRouting = routing
     cachedVersion = routingVersion.load(ordering: .relaxed)
-    let unused = retired
-    retired.removeAll()
+    let unused = storage.takeRetiredLocked()
     lock.unlock()
     lastType = nil
     lastSingle = nil

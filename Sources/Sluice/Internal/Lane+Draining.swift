@@ -1,0 +1,132 @@
+extension Lane {
+  typealias Machine = LaneStorage.Machine
+
+  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go (drainer
+  /// only): with one compare-and-swap when nothing happened meanwhile, through the machine
+  /// otherwise (the item dispatched from inside, something was queued, a lock was taken).
+  @inline(__always)
+  func runShortcut(_ body: () -> Void) {
+    beginDrain()
+    inShortcut = true
+    body()
+    inShortcut = false
+    // Write-through persistences write before the lane is let go; a chain writes once, at its
+    // end (see `finishShortcut`).
+    if !writeThroughPending.isEmpty, currentRoot == 0 { flushWriteThrough() }
+    endDrain()
+    if storage.endShortcut() { return }
+    finishShortcut()
+  }
+
+  /// The shortcut's holder could not let go with the compare-and-swap: the machine decides.
+  @inline(never)
+  private func finishShortcut() {
+    beginDrain()
+    let root = currentRoot
+    currentRoot = 0
+    flushWriteThroughIfWaking(finishing: root)
+    drain(transition { $0.finishFast(root: root) })
+  }
+
+  /// Does what the machine told a caller outside the lane to do.
+  func carryOut(_ action: Machine.SubmitAction) {
+    switch action {
+    case .none: return
+    case .drain:
+      beginDrain()
+      drain(transition { $0.next() })
+    case .wait(let seq):
+      guard storage.block(seq) == .drain else { return }
+      // The lane was handed to this thread: drain until its chain is done.
+      beginDrain()
+      drain(transition { $0.next() })
+    case .scheduleWorker:
+      startWorker()
+    }
+  }
+
+  private func startWorker() {
+    workerQueue.async {
+      // A caller may have taken the lane over before this block ran.
+      guard self.storage.withMachine({ $0.startWorker() }) else { return }
+      self.beginDrain()
+      self.drain(self.transition { $0.next() })
+    }
+  }
+
+  /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
+  /// being the drainer before the lane is free for anybody else, and the cores retired
+  /// meanwhile are handed back for release after the lock.
+  private func transition(
+    _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
+  ) -> (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore]) {
+    storage.withMachine { machine in
+      let (wake, step) = body(&machine)
+      guard case .stop = step else { return (wake, step, []) }
+      endDrain()
+      return (wake, step, storage.takeRetiredLocked())
+    }
+  }
+
+  /// Runs items until the machine says stop; the calling thread is the drainer.
+  private func drain(
+    _ first: (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore])
+  ) {
+    var current = first
+    while true {
+      storage.wake(current.wake)
+      guard case .run(let item) = current.step else { break }
+      run(item)
+      flushWriteThroughIfWaking(finishing: item.root)
+      current = transition { machine in
+        var wake = machine.finish(item)
+        let (more, step) = machine.next()
+        wake.formUnion(more)
+        return (wake, step)
+      }
+    }
+    if case .stop(scheduleWorker: true) = current.step { startWorker() }
+  }
+
+  /// Writes what write-through persistences have pending when finishing an item of chain `root`
+  /// may wake a waiter or end the drain: durable before whoever waits is woken, and before the
+  /// lane is let go; once per chain, not once per item.
+  private func flushWriteThroughIfWaking(finishing root: UInt64) {
+    guard !writeThroughPending.isEmpty,
+      storage.peek({ $0.mayWakeOrStop(finishing: root) })
+    else { return }
+    flushWriteThrough()
+  }
+
+  @inline(__always)
+  func beginDrain() {
+    drainerID.store(ThreadContext.currentID, ordering: .relaxed)
+    ThreadContext.setDrainDepth(ThreadContext.drainDepth + 1)
+  }
+
+  @inline(__always)
+  func endDrain() {
+    drainerID.store(0, ordering: .relaxed)
+    ThreadContext.setDrainDepth(ThreadContext.drainDepth - 1)
+  }
+
+  private func run(_ item: Item) {
+    let work = item.payload
+    currentDepth = work.depth
+    currentChain = work.chain
+    currentRoot = item.root
+    switch work.kind {
+    case .action(let action):
+      if let lock = work.lock {
+        processExclusive(action, under: lock)
+      } else {
+        process(action, type: type(of: action))
+      }
+    case .work(let body): body()
+    }
+    currentDepth = 0
+    currentChain = nil
+    currentActionType = nil
+    currentRoot = 0
+  }
+}

@@ -1,0 +1,475 @@
+/// Every decision of a lane, as a value: what is queued, who holds the lane, who waits for what.
+///
+/// The machine runs no code of its own: no lock, no thread, no closure. Each input is a
+/// `mutating` method that returns what the caller must do next (run an item, block, wake
+/// waiters, start a worker); ``LaneStorage`` calls it under its one lock and does that outside
+/// the lock. Tests drive it directly, and explore every interleaving of small scenarios.
+///
+/// ## Vocabulary
+/// - An **item** is an action or lane work. Items run one at a time, first come first served;
+///   items of the *bypass* queue (exclusive actions, lane queries) run before the *main* queue,
+///   and are the only ones that run while a lock holds the lane.
+/// - A **root** is an item somebody waits for: a thread blocked in a synchronous call, a task
+///   suspended in `send`, or the drainer itself. Its **chain** is the root and every item
+///   dispatched from inside the lane while an item of the chain ran; the root is complete when
+///   its chain is.
+/// - The **drainer** is the one thread allowed to run items. A synchronous caller that finds
+///   the lane idle becomes the drainer for its own chain, and hands the lane on when its chain
+///   is done: to a blocked caller, or to the lane's worker queue.
+///
+/// ## Guarantees (checked by `LaneStateMachineTests` and `LaneInterleavingTests`)
+/// - At most one drainer; an item runs once; items leave each queue in arrival order.
+/// - A blocked thread is woken when its chain is complete, or when every item left in its chain
+///   is held by a lock (it never waits for an item that cannot run), or to become the drainer.
+/// - When items can run, somebody drains: the lane is never idle with runnable work.
+struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
+  typealias Seq = UInt64
+
+  struct Item {
+    var payload: Payload
+    var seq: Seq
+    /// The root whose chain the item belongs to; 0 for none.
+    var root: Seq
+    var bypass: Bool
+  }
+
+  /// Who waits for a root's chain.
+  enum Waiter {
+    /// A thread blocked in a synchronous call; it reads its outcome when woken.
+    case thread
+    /// A task suspended in `send` or `performAsync`; resumed when the chain is complete, even
+    /// if that is after a lock is released.
+    case resume(Resumer)
+    /// The drainer serving this chain (it does not block).
+    case drainer
+  }
+
+  struct Root {
+    /// Items of the chain not processed yet (queued or running).
+    var outstanding: Int
+    /// Items of the chain waiting in the main queue (held while the lane is paused).
+    var inMain: Int
+    var waiter: Waiter
+  }
+
+  /// What a blocked thread learns when it is woken.
+  enum Outcome: Equatable {
+    /// Its chain is done, or cannot go on until a lock is released: return.
+    case finished
+    /// It holds the lane now: drain until its chain is done.
+    case drain
+  }
+
+  enum Drainer: Equatable {
+    case none
+    /// Claimed with the lock-free shortcut, for one item that was never queued.
+    case fast
+    /// A caller serving its root's chain (0: a chain that is already done).
+    case caller(Seq)
+    /// The lane's worker queue: drains until nothing can run. Until its block starts running
+    /// (`started` is false), a caller that would wait for it takes the lane instead, so no
+    /// caller ever waits for a thread that does not exist yet.
+    case worker(started: Bool)
+  }
+
+  /// What a caller outside the lane does after ``submit(_:bypass:completion:)``.
+  enum SubmitAction: Equatable {
+    /// Nothing: the item is queued and somebody else processes it (or it waits for a lock).
+    case none
+    /// The caller holds the lane now: drain.
+    case drain
+    /// Block until ``takeOutcome(_:)`` has an answer for this sequence number.
+    case wait(Seq)
+    /// Start a drain on the worker queue.
+    case scheduleWorker
+  }
+
+  /// How a caller outside the lane waits for its item.
+  enum Completion {
+    /// Nobody waits (asynchronous dispatch).
+    case none
+    /// The calling thread may block until its chain is done.
+    case block
+    /// The calling thread must not block (it drains another lane): it drains when it finds the
+    /// lane idle, and returns at once otherwise.
+    case noBlock
+    /// Resume this when the chain is done.
+    case resume(Resumer)
+  }
+
+  /// What the drainer does next.
+  enum Step {
+    case run(Item)
+    /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over.
+    case stop(scheduleWorker: Bool)
+  }
+
+  /// Waiters to wake after a transition.
+  struct Wake {
+    var resumers: [Resumer] = []
+    /// The blocked threads (by the sequence number they wait for) that have an outcome now.
+    var threads: [Seq] = []
+
+    var isEmpty: Bool { resumers.isEmpty && threads.isEmpty }
+
+    mutating func formUnion(_ other: Wake) {
+      resumers.append(contentsOf: other.resumers)
+      threads.append(contentsOf: other.threads)
+    }
+  }
+
+  private(set) var main = RingBuffer<Item>()
+  private(set) var bypass = RingBuffer<Item>()
+  private(set) var locks: Set<LockID> = []
+  private(set) var roots: [Seq: Root] = [:]
+  private(set) var outcomes: [Seq: Outcome] = [:]
+  private(set) var drainer = Drainer.none
+  private(set) var capacityWaiters: [Resumer] = []
+  private(set) var nextSeq: Seq = 1
+  /// For a caller whose chain is done: the sequence numbers it may still run are below this
+  /// (0 while its chain is not done).
+  private(set) var horizon: Seq = 0
+  let maxQueueDepth: Int?
+
+  init(maxQueueDepth: Int? = nil) {
+    self.maxQueueDepth = maxQueueDepth
+  }
+
+  // MARK: - Reading
+
+  var isPaused: Bool { !locks.isEmpty }
+  var queueDepth: Int { main.count + bypass.count }
+  var isIdle: Bool { drainer == .none }
+
+  /// Whether a caller may take the lane: it is idle, or the worker it was handed to has not
+  /// started (the caller drains instead of waiting for a thread that does not exist yet).
+  var canClaim: Bool { drainer == .none || drainer == .worker(started: false) }
+
+  /// Whether the main queue is below the bound, if any.
+  var hasRoom: Bool { maxQueueDepth.map { main.count < $0 } ?? true }
+
+  /// Whether an item can run now.
+  var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }
+
+  /// Whether the lock-free shortcut must stay closed: anything queued, a lock held, or a drainer
+  /// other than a shortcut one.
+  var needsAttention: Bool {
+    !main.isEmpty || !bypass.isEmpty || !locks.isEmpty
+      || (drainer != .none && drainer != .fast)
+  }
+
+  /// Whether finishing `item` may wake a waiter or end the drain: work that must be done before
+  /// anybody is woken (a write-through) is done before ``finish(_:)`` is called. Conservative:
+  /// it may say `true` when neither happens.
+  func mayWakeOrStop(finishing root: Seq) -> Bool {
+    if !locks.isEmpty || !hasRunnable { return true }
+    if root != 0, let progress = roots[root], progress.outstanding <= 1 { return true }
+    if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil { return true }
+    return false
+  }
+
+  // MARK: - Inputs from outside the lane
+
+  /// Queues an item from a caller that does not hold the lane.
+  mutating func submit(
+    _ payload: Payload, bypass toBypass: Bool, completion: Completion
+  ) -> SubmitAction {
+    let seq = takeSeq()
+    let runnable = toBypass || locks.isEmpty
+    switch completion {
+    case .none:
+      enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
+      return claimForWorker()
+    case .block, .noBlock:
+      let mayBlock: Bool
+      if case .block = completion { mayBlock = true } else { mayBlock = false }
+      // A thread never waits for an item that cannot run; nor, without a drain of its own, for
+      // any item when it must not block.
+      guard runnable, mayBlock || canClaim else {
+        enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
+        return .none
+      }
+      openRoot(seq, bypass: toBypass, waiter: canClaim ? .drainer : .thread)
+      enqueue(Item(payload: payload, seq: seq, root: seq, bypass: toBypass))
+      if canClaim {
+        drainer = .caller(seq)
+        return .drain
+      }
+      return .wait(seq)
+    case .resume(let resumer):
+      openRoot(seq, bypass: toBypass, waiter: .resume(resumer))
+      enqueue(Item(payload: payload, seq: seq, root: seq, bypass: toBypass))
+      if canClaim, runnable {
+        drainer = .caller(seq)
+        return .drain
+      }
+      return .none
+    }
+  }
+
+  /// The outcome of a blocked thread's wait, once there is one; it is forgotten once taken.
+  mutating func takeOutcome(_ seq: Seq) -> Outcome? {
+    outcomes.removeValue(forKey: seq)
+  }
+
+  /// Brings the machine up to date with the lock-free shortcut: `held` tells whether a caller
+  /// holds the lane through it (or whether a shortcut holder let go without the lock).
+  mutating func syncShortcut(held: Bool) {
+    if held, drainer == .none {
+      drainer = .fast
+    } else if !held, drainer == .fast {
+      drainer = .none
+    }
+  }
+
+  // MARK: - Locks
+
+  /// A lock holds the lane. Blocked threads whose chains can no longer go on are released.
+  mutating func pause(_ lock: LockID) -> Wake {
+    locks.insert(lock)
+    return releaseStuckRoots()
+  }
+
+  /// How the caller of ``release(_:caller:barrier:)`` relates to the lane.
+  enum ReleaseCaller {
+    /// The drainer of this lane: the replay runs after its current item.
+    case drainer
+    /// A thread that may block until the replay is done.
+    case block
+    /// A thread that must not block: it replays when it finds the lane idle.
+    case noBlock
+  }
+
+  /// A lock lets go. When it was the last and actions are held, they replay: the caller drains
+  /// them (or waits for the drainer to) up to `barrier`, queued after them, and every chain
+  /// they start.
+  mutating func release(
+    _ lock: LockID, caller: ReleaseCaller, barrier: Payload
+  ) -> SubmitAction {
+    guard locks.remove(lock) != nil, locks.isEmpty, !main.isEmpty else { return .none }
+    if caller == .drainer { return .none }
+    if !canClaim {
+      guard caller == .block else { return .none }
+    }
+    let seq = takeSeq()
+    // The held items nobody waits for join the barrier's chain, so the caller waits for the
+    // actions they dispatch too.
+    var adopted = 0
+    let live = roots
+    main.updateEach { item in
+      if item.root == 0 || live[item.root] == nil {
+        item.root = seq
+        adopted += 1
+      }
+    }
+    roots[seq] = Root(
+      outstanding: adopted + 1, inMain: adopted + 1, waiter: canClaim ? .drainer : .thread)
+    main.append(Item(payload: barrier, seq: seq, root: seq, bypass: false))
+    if canClaim {
+      drainer = .caller(seq)
+      return .drain
+    }
+    return .wait(seq)
+  }
+
+  // MARK: - Inputs from the drainer
+
+  /// Queues an item dispatched by the running item: it joins the running item's chain.
+  mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
+    let seq = takeSeq()
+    let owner = root != 0 && roots[root] != nil ? root : 0
+    if owner != 0 {
+      roots[owner]?.outstanding += 1
+      if !toBypass { roots[owner]?.inMain += 1 }
+    }
+    enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
+  }
+
+  /// Gives the item a shortcut drainer is running a root, so what it dispatches joins its chain;
+  /// returns the root's sequence number.
+  mutating func openFastRoot() -> Seq {
+    let seq = takeSeq()
+    roots[seq] = Root(outstanding: 1, inMain: 0, waiter: .drainer)
+    return seq
+  }
+
+  /// The shortcut drainer finished its item (of chain `root`, 0 for none) and could not let go
+  /// with the shortcut: it becomes a caller draining its chain.
+  mutating func finishFast(root: Seq) -> (Wake, Step) {
+    drainer = .caller(root)
+    let wake = finish(root: root)
+    let (more, step) = next()
+    var all = wake
+    all.formUnion(more)
+    return (all, step)
+  }
+
+  /// The drainer finished `item`.
+  mutating func finish(_ item: Item) -> Wake {
+    finish(root: item.root)
+  }
+
+  /// The block of a scheduled worker starts: `true` when it is the drainer, `false` when a
+  /// caller took the lane over meanwhile (the block then ends at once).
+  mutating func startWorker() -> Bool {
+    guard drainer == .worker(started: false) else { return false }
+    drainer = .worker(started: true)
+    return true
+  }
+
+  /// What the drainer does next: runs an item, or lets go of the lane (handing it to a blocked
+  /// caller or to the worker when items can still run).
+  mutating func next() -> (Wake, Step) {
+    var wake = Wake()
+    if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil {
+      // The caller's chain is done. It still runs the items that blocked callers queued before
+      // that moment (they wait anyway, and a hand-over per item would make the lane wait for
+      // each of their threads to be scheduled); then it returns, and somebody else takes the
+      // rest. Both are bounded: nothing queued later, and no item nobody blocks on.
+      if horizon == 0 { horizon = nextSeq }
+      if let item = popForBlockedCaller(&wake) { return (wake, .run(item)) }
+      let step = handOff(&wake)
+      return (wake, step)
+    }
+    if let item = bypass.popFirst() {
+      return (wake, .run(item))
+    }
+    if locks.isEmpty, let item = main.popFirst() {
+      if item.root != 0 { roots[item.root]?.inMain -= 1 }
+      wakeCapacityWaiters(into: &wake)
+      return (wake, .run(item))
+    }
+    // Nothing can run: every item left is held by a lock. A caller returns with what is left
+    // of its chain held (a task in `send` keeps waiting for it).
+    if case .caller(let seq) = drainer, case .drainer? = roots[seq]?.waiter {
+      roots.removeValue(forKey: seq)
+    }
+    drainer = .none
+    horizon = 0
+    return (wake, .stop(scheduleWorker: false))
+  }
+
+  // MARK: - Back-pressure
+
+  /// After an item left the main queue: the senders waiting for room go on when there is some.
+  private mutating func wakeCapacityWaiters(into wake: inout Wake) {
+    guard let bound = maxQueueDepth, main.count < bound, !capacityWaiters.isEmpty else { return }
+    wake.resumers.append(contentsOf: capacityWaiters)
+    capacityWaiters.removeAll()
+  }
+
+  /// A sender waits for room below the bound; returns `true` when there is room now.
+  mutating func waitForCapacity(_ resumer: Resumer) -> Bool {
+    guard let bound = maxQueueDepth, main.count >= bound else { return true }
+    capacityWaiters.append(resumer)
+    return false
+  }
+
+  // MARK: - Helpers
+
+  private mutating func takeSeq() -> Seq {
+    defer { nextSeq &+= 1 }
+    return nextSeq
+  }
+
+  private mutating func enqueue(_ item: Item) {
+    if item.bypass { bypass.append(item) } else { main.append(item) }
+  }
+
+  private mutating func openRoot(_ seq: Seq, bypass toBypass: Bool, waiter: Waiter) {
+    roots[seq] = Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter)
+  }
+
+  private mutating func claimForWorker() -> SubmitAction {
+    guard drainer == .none, hasRunnable else { return .none }
+    drainer = .worker(started: false)
+    return .scheduleWorker
+  }
+
+  /// One item of `root`'s chain was processed.
+  private mutating func finish(root: Seq) -> Wake {
+    var wake = Wake()
+    if root != 0, var progress = roots[root] {
+      progress.outstanding -= 1
+      if progress.outstanding > 0 {
+        roots[root] = progress
+      } else {
+        roots.removeValue(forKey: root)
+        notify(root, waiter: progress.waiter, into: &wake)
+      }
+    }
+    if !locks.isEmpty { wake.formUnion(releaseStuckRoots()) }
+    return wake
+  }
+
+  /// Releases the blocked threads whose every remaining item is held in the main queue by a
+  /// lock. Tasks in `send` keep waiting (they block no thread); the drainer finds out for
+  /// itself at its next step, when nothing can run.
+  private mutating func releaseStuckRoots() -> Wake {
+    var wake = Wake()
+    guard !locks.isEmpty else { return wake }
+    for (seq, progress) in roots where progress.outstanding == progress.inMain {
+      guard case .thread = progress.waiter else { continue }
+      roots.removeValue(forKey: seq)
+      notify(seq, waiter: progress.waiter, into: &wake)
+    }
+    return wake
+  }
+
+  private mutating func notify(_ seq: Seq, waiter: Waiter, into wake: inout Wake) {
+    switch waiter {
+    case .thread:
+      outcomes[seq] = .finished
+      wake.threads.append(seq)
+    case .resume(let resumer): wake.resumers.append(resumer)
+    case .drainer: break
+    }
+  }
+
+  /// The next runnable item, when it belongs to the chain of a blocked caller and was queued
+  /// before ``horizon``.
+  private mutating func popForBlockedCaller(_ wake: inout Wake) -> Item? {
+    let candidate: Item?
+    if let first = bypass.first {
+      candidate = first
+    } else if locks.isEmpty {
+      candidate = main.first
+    } else {
+      candidate = nil
+    }
+    guard let item = candidate, item.seq < horizon, item.root != 0,
+      case .thread? = roots[item.root]?.waiter
+    else { return nil }
+    if item.bypass {
+      _ = bypass.popFirst()
+    } else {
+      _ = main.popFirst()
+      roots[item.root]?.inMain -= 1
+      wakeCapacityWaiters(into: &wake)
+    }
+    return item
+  }
+
+  /// The drainer's chain is done: it lets go, handing runnable items to a blocked caller (the
+  /// oldest), or to the worker.
+  private mutating func handOff(_ wake: inout Wake) -> Step {
+    horizon = 0
+    guard hasRunnable else {
+      drainer = .none
+      return .stop(scheduleWorker: false)
+    }
+    var heir: Seq?
+    for (seq, progress) in roots {
+      if case .thread = progress.waiter, heir.map({ seq < $0 }) ?? true { heir = seq }
+    }
+    if let heir {
+      roots[heir]?.waiter = .drainer
+      outcomes[heir] = .drain
+      drainer = .caller(heir)
+      wake.threads.append(heir)
+      return .stop(scheduleWorker: false)
+    }
+    drainer = .worker(started: false)
+    return .stop(scheduleWorker: true)
+  }
+}

@@ -1,0 +1,159 @@
+import Synchronization
+
+/// The shared half of a lane: the one lock, the ``LaneStateMachine`` it guards, and the atomic
+/// word of the lock-free shortcut.
+///
+/// Every transition of the machine runs under `lock`, through ``withMachine(_:)``; what the
+/// machine returns (run an item, wake waiters, start the worker) is done by ``Lane`` after the
+/// lock is let go, so no user code runs and no value is released under it.
+///
+/// ## The shortcut
+/// A synchronous dispatch that finds the lane idle and nothing queued claims it with one
+/// compare-and-swap of `word` from 0 to `held`, processes its action, and lets go with one
+/// compare-and-swap back to 0: the transitions "idle → held by a caller" and back, taken
+/// without the lock. The machine learns of them lazily: every locked transition first sets
+/// `attention` (so no shortcut claim can start while it runs) and tells the machine whether the
+/// shortcut is held (``LaneStateMachine/syncShortcut(held:)``); when it ends, it writes `word`
+/// back from the machine (`held` when a drainer holds the lane, `attention` when anything but a
+/// shortcut holder needs the lock). A shortcut holder whose closing compare-and-swap fails
+/// (`attention` is set) finishes through the machine.
+final class LaneStorage: @unchecked Sendable {
+  // @unchecked Sendable: `machine`, `retired`, `heldLocks` and `parked` are only touched under
+  // `lock`;
+  // `word` is atomic.
+  typealias Machine = LaneStateMachine<
+    Lane.Work, CheckedContinuation<Void, Never>, ObjectIdentifier
+  >
+
+  static let held = 1
+  static let attention = 2
+
+  let word = Atomic<Int>(0)
+  let lock = InternalLock()
+  /// Guarded by `lock`; exclusivity is enforced by the lock, not at run time.
+  @exclusivity(unchecked) private var machine: Machine
+  /// Detached store cores, alive until no drainer can still follow a route to them.
+  private var retired: [AnyStoreCore] = []
+  /// The locks held, without keeping them alive.
+  private var heldLocks: [ObjectIdentifier: WeakLock] = [:]
+  /// The blocked threads, by the sequence number they wait for.
+  private var parked: [Machine.Seq: InternalCondition] = [:]
+
+  init(maxQueueDepth: Int?) {
+    machine = Machine(maxQueueDepth: maxQueueDepth)
+  }
+
+  /// Runs `body` on the machine under the lock.
+  @inline(never)
+  func withMachine<R>(_ body: (inout Machine) -> R) -> R {
+    lock.lock()
+    defer {
+      publishWord()
+      lock.unlock()
+    }
+    syncWord()
+    return body(&machine)
+  }
+
+  /// Reads the machine under the lock, leaving the shortcut's word alone.
+  func peek<R>(_ body: (borrowing Machine) -> R) -> R {
+    lock.withLock { body(machine) }
+  }
+
+  /// Like ``withMachine(_:)``, for callers that already hold `lock`.
+  func withMachineLocked<R>(_ body: (inout Machine) -> R) -> R {
+    defer { publishWord() }
+    syncWord()
+    return body(&machine)
+  }
+
+  private func syncWord() {
+    let previous = word.bitwiseOr(LaneStorage.attention, ordering: .acquiringAndReleasing)
+      .oldValue
+    machine.syncShortcut(held: previous & LaneStorage.held != 0)
+  }
+
+  private func publishWord() {
+    let held = machine.isIdle ? 0 : LaneStorage.held
+    let attention = machine.needsAttention || !retired.isEmpty ? LaneStorage.attention : 0
+    word.store(held | attention, ordering: .releasing)
+  }
+
+  /// Claims the idle lane without the lock; `false` when anything needs the lock.
+  @inline(__always)
+  func tryShortcut() -> Bool {
+    word.compareExchange(expected: 0, desired: LaneStorage.held, ordering: .acquiring).exchanged
+  }
+
+  /// Lets go of a lane claimed with ``tryShortcut()``; `false` when the machine must decide
+  /// (call ``LaneStateMachine/finishFast(root:)``).
+  @inline(__always)
+  func endShortcut() -> Bool {
+    word.compareExchange(expected: LaneStorage.held, desired: 0, ordering: .releasing).exchanged
+  }
+
+  // MARK: - Waiting
+
+  /// Blocks the calling thread until the machine has an outcome for `seq`.
+  func block(_ seq: Machine.Seq) -> Machine.Outcome {
+    lock.lock()
+    if let outcome = machine.takeOutcome(seq) {
+      lock.unlock()
+      return outcome
+    }
+    let condition = InternalCondition()
+    parked[seq] = condition
+    var outcome = machine.takeOutcome(seq)
+    while outcome == nil {
+      lock.wait(on: condition)
+      outcome = machine.takeOutcome(seq)
+    }
+    parked.removeValue(forKey: seq)
+    lock.unlock()
+    // `condition` is released here, after the lock.
+    return outcome ?? .finished
+  }
+
+  /// Wakes what a transition said to wake (outside the lock): each blocked thread that has an
+  /// outcome now, on its own condition, and each task to resume.
+  func wake(_ wake: Machine.Wake) {
+    if !wake.threads.isEmpty {
+      lock.lock()
+      for seq in wake.threads { parked[seq]?.signal() }
+      lock.unlock()
+    }
+    for resumer in wake.resumers { resumer.resume() }
+  }
+
+  // MARK: - Retired cores and locks
+
+  /// Keeps `core` until no drainer can follow a route to it; returns it instead when the lane
+  /// is idle, for the caller to release after unlocking (`lock` held).
+  func retireLocked(_ core: AnyStoreCore) -> AnyStoreCore? {
+    withMachineLocked { machine in
+      if machine.isIdle { return core }
+      retired.append(core)
+      return nil
+    }
+  }
+
+  /// Hands the retired cores over, for release after unlocking (`lock` held, by the drainer).
+  func takeRetiredLocked() -> [AnyStoreCore] {
+    guard !retired.isEmpty else { return [] }
+    defer { retired.removeAll() }
+    return retired
+  }
+
+  /// Remembers a held lock (`lock` held).
+  func rememberLocked(_ held: Lock) {
+    heldLocks[ObjectIdentifier(held)] = WeakLock(lock: held)
+  }
+
+  /// Forgets a lock (`lock` held).
+  func forgetLocked(_ id: ObjectIdentifier) {
+    heldLocks.removeValue(forKey: id)
+  }
+
+  /// The locks held now.
+  var locks: [Lock] { lock.withLock { heldLocks.values.compactMap(\.lock) } }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Sluice
+
+/// The lane's promises with another thread holding the lane: defects found by review, each
+/// of which hung or leaked before the lane became one state machine.
+@Suite struct LaneGuaranteeTests {
+  /// A thread that holds a lane: it dispatches `LaneAdd(id: 0)`, whose observer blocks until
+  /// `release()`.
+  final class Holder: @unchecked Sendable {
+    // @unchecked Sendable: semaphores are thread-safe; `subscription` is set once, before use.
+    let entered = DispatchSemaphore(value: 0)
+    let released = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    var subscription: Subscription?
+
+    /// Starts holding `store`'s lane from a new thread; returns once the observer runs.
+    init(_ store: Store<LaneLog>) {
+      subscription = store.observe(\.last, from: .nextChange) { [entered, released] change in
+        guard change.new == 0 else { return }
+        entered.signal()
+        // Bounded, so a failing test never leaves the lane held forever.
+        _ = released.wait(timeout: .now() + 30)
+      }
+      Thread { [finished] in
+        store.dispatch(LaneAdd(id: 0))
+        finished.signal()
+      }.start()
+      _ = entered.wait(timeout: .now() + 30)
+    }
+
+    func release() {
+      released.signal()
+      _ = finished.wait(timeout: .now() + 30)
+    }
+  }
+
+  /// Runs `body` on a new thread; `true` when it returned within `seconds`.
+  func returns(within seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) async
+    -> Bool
+  {
+    await offPool {
+      let done = DispatchSemaphore(value: 0)
+      Thread {
+        body()
+        done.signal()
+      }.start()
+      return done.wait(timeout: .now() + seconds) == .success
+    }
+  }
+
+  // Defect 1: the exclusive action's follow-up joins the caller's chain but waits for the
+  // lock; the caller must not wait for it.
+  @Test func exclusiveFromAnotherThreadReturnsWhenItsFollowUpWaitsForTheLock() async {
+    let dispatcher = Dispatcher()
+    let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
+    let followUp = store.observe(\.last, from: .nextChange) { change in
+      if change.new == 1 { store.dispatch(LaneAdd(id: 2)) }
+    }
+    let holder = Holder(store)
+    let lock = Guarded<Lock?>(nil)
+    let caller = Task {
+      await returns(within: 10) {
+        let taken = dispatcher.exclusive(LaneAdd(id: 1))
+        lock.withLock { $0 = taken }
+      }
+    }
+    // The exclusive action is queued behind the held step; let the holder go on.
+    #expect(await waitUntil { dispatcher.queueDepth == 1 })
+    holder.release()
+    #expect(await caller.value, "exclusive() never returned")
+    #expect(store.state.ids == [0, 1])
+    lock.withLock { $0 }?.release()
+    #expect(store.state.ids == [0, 1, 2])
+    withExtendedLifetime(followUp) {}
+  }
+
+  // Defect 2: a synchronous dispatch whose observer asks for an exclusive action (whose own
+  // follow-up then waits for that lock), while another thread holds the lane.
+  @Test func aDispatchWhoseObserverAsksForAnExclusiveActionReturns() async {
+    let dispatcher = Dispatcher()
+    let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
+    let locks = Recorder<Lock>()
+    let observer = store.observe(\.last, from: .nextChange) { change in
+      if change.new == 5 { locks.append(dispatcher.exclusive(LaneAdd(id: 6))) }
+      if change.new == 6 { store.dispatch(LaneAdd(id: 7)) }
+    }
+    let holder = Holder(store)
+    let caller = Task { await returns(within: 10) { store.dispatch(LaneAdd(id: 5)) } }
+    #expect(await waitUntil { dispatcher.queueDepth == 1 })
+    holder.release()
+    #expect(await caller.value, "dispatch never returned")
+    #expect(store.state.ids == [0, 5, 6])
+    for lock in locks.values { lock.release() }
+    #expect(store.state.ids == [0, 5, 6, 7])
+    withExtendedLifetime(observer) {}
+  }
+
+  // Defect 11: a synchronous dispatch returns once its own chain was processed, even when it
+  // holds the lane while other threads keep queueing asynchronous dispatches behind it.
+  @Test func aSynchronousDispatchReturnsWhileOtherThreadsFloodTheLane() async {
+    let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
+    let flooding = Atomic<Bool>(false)
+    let stopped = Atomic<Bool>(false)
+    // The caller's own action starts the flood, and goes on once the flood is queued behind it.
+    let starter = store.observe(\.last, from: .nextChange) { change in
+      guard change.new == 0 else { return }
+      flooding.store(true, ordering: .relaxed)
+      let deadline = Date().addingTimeInterval(10)
+      while store.dispatcher.queueDepth < 100, Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.001)
+      }
+    }
+    let flooders = Task {
+      await runOnThreads(2, timeout: 60) { thread in
+        while !flooding.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
+        var next = 0
+        while !stopped.load(ordering: .relaxed) {
+          store.dispatch(LaneAdd(id: 1_000_000 * (thread + 1) + next), mode: .async)
+          next += 1
+        }
+      }
+    }
+    let returned = await returns(within: 10) { store.dispatch(LaneAdd(id: 0)) }
+    stopped.store(true, ordering: .relaxed)
+    flooding.store(true, ordering: .relaxed)
+    _ = await flooders.value
+    #expect(returned, "a synchronous dispatch went on draining the flood")
+    store.dispatch(LaneNoop())
+    #expect(store.state.ids.first == 0)
+    withExtendedLifetime(starter) {}
+  }
+
+  // Defect 12: an action of a class type reaches the handlers of its dynamic type, whether the
+  // lane is idle or busy.
+  @Test func aClassActionIsRoutedByItsDynamicTypeOnEveryPath() async {
+    let store = Store(
+      initialState: [String](),
+      reducer: Reducer<[String]>()
+        .on(BaseMove.self) { state, _ in state.append("base") }
+        .on(SideMove.self) { state, _ in state.append("side") })
+    let action: BaseMove = SideMove()
+    store.dispatch(action)
+    store.dispatch(action, mode: .async)
+    let lock = store.dispatcher.pause()
+    store.dispatch(action)
+    lock.release()
+    await store.send(action)
+    store.dispatch(BaseMove())
+    #expect(store.state == ["side", "side", "side", "side", "base"])
+  }
+
+  // Defect 8: the queue gives its memory back after a burst.
+  @Test func theQueueShrinksAfterABurst() {
+    let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
+    let lane = store.core.lane
+    let lock = store.dispatcher.pause()
+    for id in 0..<100_000 { store.dispatch(LaneAdd(id: id), mode: .async) }
+    let grown = lane.storage.peek { $0.main.capacity }
+    lock.release()
+    #expect(store.state.total == 100_000)
+    let shrunk = lane.storage.peek { $0.main.capacity }
+    #expect(grown >= 100_000)
+    #expect(shrunk <= RingBuffer<Int>.minimumCapacity)
+  }
+
+  // Defect 6: a store made without a dispatcher frees its lane, and everything its state holds,
+  // when it goes.
+  @Test func aStoreWithoutADispatcherFreesItsLaneAndStateWhenItGoes() {
+    weak var lane: Lane?
+    weak var tracked: Tracked?
+    do {
+      let object = Tracked()
+      tracked = object
+      let store = Store(initialState: TrackedState(object: object), reducer: trackedReducer)
+      lane = store.core.lane
+      store.dispatch(Touch())
+      store.dispatch(Touch(), mode: .async)
+      store.dispatch(Touch())
+    }
+    #expect(tracked == nil)
+    #expect(lane == nil)
+  }
+
+  // Defect 6: on a shared dispatcher, a dropped store's state goes at once when the lane is
+  // idle, and right after the current step when another thread holds the lane.
+  @Test func aDroppedStoreOnASharedLaneFreesItsStateWithoutWaitingForAnotherAction() async {
+    let dispatcher = Dispatcher()
+    let keeper = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
+    weak var idle: Tracked?
+    do {
+      let object = Tracked()
+      idle = object
+      let store = Store(
+        initialState: TrackedState(object: object), dispatcher: dispatcher,
+        reducer: trackedReducer)
+      store.dispatch(Touch())
+    }
+    #expect(idle == nil)
+
+    let holder = Holder(keeper)
+    weak var busy: Tracked?
+    do {
+      let object = Tracked()
+      busy = object
+      let store = Store(
+        initialState: TrackedState(object: object), dispatcher: dispatcher,
+        reducer: trackedReducer)
+      _ = store
+    }
+    holder.release()
+    #expect(busy == nil, "the state outlived the step that was running when its store went")
+  }
+}
+
+/// An action class and a subclass, for routing by dynamic type.
+class BaseMove: Action, @unchecked Sendable {
+  // @unchecked Sendable: no stored properties.
+  init() {}
+}
+
+final class SideMove: BaseMove, @unchecked Sendable {}
+
+/// An object whose lifetime the tests watch.
+final class Tracked: Sendable {}
+
+struct TrackedState: Sendable {
+  let object: Tracked
+  var touches = 0
+}
+
+struct Touch: Action {}
+
+let trackedReducer = Reducer<TrackedState>().on(Touch.self) { state, _ in state.touches += 1 }

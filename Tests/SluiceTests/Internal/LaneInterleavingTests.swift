@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import Sluice
+
+/// The model check of the lane: every interleaving of small scenarios (two or three threads,
+/// two or three operations each) over the pure ``LaneStateMachine``, checked by ``LaneModel``.
+///
+/// About 130,000 states in all, a few seconds in a debug build. The explorations run one after
+/// another on a dedicated thread, so they never occupy the cooperative pool other tests need.
+@Suite(.serialized) struct LaneInterleavingTests {
+  typealias Op = LaneModel.Op
+
+  /// Explores `threads` off the pool and returns the model.
+  func explore(
+    _ threads: [[Op]], scripts: [String: [LaneModel.Inside]] = [:], maxQueueDepth: Int? = nil,
+    fault: LaneModel.Fault? = nil
+  ) async -> LaneModel {
+    await offPool {
+      var model = LaneModel(scripts: scripts, fault: fault)
+      model.explore(threads, maxQueueDepth: maxQueueDepth)
+      return model
+    }
+  }
+
+  /// Explores `threads` and expects no broken promise.
+  func expectSound(
+    _ threads: [[Op]], scripts: [String: [LaneModel.Inside]] = [:], maxQueueDepth: Int? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    let model = await explore(threads, scripts: scripts, maxQueueDepth: maxQueueDepth)
+    #expect(
+      model.failures.isEmpty, "\(model.failures.joined(separator: "\n"))",
+      sourceLocation: sourceLocation)
+    #expect(model.finalStates > 0, sourceLocation: sourceLocation)
+  }
+
+  @Test func theCheckFindsALostWakeUp() async {
+    // The same scenario as below, with the broadcasts that wake blocked threads dropped: the
+    // explorer must report the threads left asleep.
+    let model = await explore(
+      [[.sync("a1"), .sync("a2")], [.sync("b1")]], fault: .dropBroadcasts)
+    #expect(model.failures.contains { $0.hasPrefix("deadlock") })
+  }
+
+  @Test func theCheckFindsAWaiterReleasedTooEarly() async {
+    // A machine that woke every blocked thread at once, whatever its chain, would return from
+    // `dispatch` before the action ran.
+    let model = await explore([[.sync("a")], [.sync("b")]], fault: .finishEveryWaiterAtOnce)
+    #expect(model.failures.contains { $0.contains("returned before") })
+  }
+
+  @Test func synchronousDispatchesFromThreeThreads() async {
+    await expectSound([[.sync("a1"), .sync("a2")], [.sync("b1"), .sync("b2")], [.sync("c1")]])
+  }
+
+  @Test func synchronousAndAsynchronousDispatchesWithFollowUps() async {
+    await expectSound(
+      [[.sync("a"), .async("b")], [.async("c"), .sync("d")], [.send("e")]],
+      scripts: ["a": [.dispatch("a.1")], "c": [.dispatch("c.1")], "e": [.dispatch("e.1")]])
+  }
+
+  @Test func chainsOfFollowUpsOnEveryPath() async {
+    await expectSound(
+      [[.sync("a")], [.sync("b")], [.async("c")]],
+      scripts: [
+        "a": [.dispatch("a.1"), .dispatch("a.2")], "a.1": [.dispatch("a.1.1")],
+        "b": [.dispatch("b.1")], "c": [.dispatch("c.1")],
+      ])
+  }
+
+  /// Defect 1: `exclusive` from one thread while another holds the lane, where the exclusive
+  /// action's observer dispatches a follow-up.
+  @Test func anExclusiveActionWhoseFollowUpWaitsForTheLockWhileAnotherThreadHoldsTheLane() async {
+    await expectSound(
+      [[.sync("slow")], [.exclusive("x", lock: 1), .release(1)], [.sync("y")]],
+      scripts: ["slow": [.dispatch("slow.1")], "x": [.dispatch("x.follow")]])
+  }
+
+  /// Defect 2: a synchronous dispatch whose observer asks for an exclusive action, while
+  /// another thread holds the lane.
+  @Test func aDispatchWhoseObserverAsksForAnExclusiveAction() async {
+    await expectSound(
+      [[.sync("a")], [.sync("b")], [.release(1)]],
+      scripts: [
+        "a": [.pause(1), .dispatchBypass("x")], "x": [.dispatch("x.follow")],
+        "b": [.dispatch("b.1")],
+      ])
+  }
+
+  @Test func locksTakenAndReleasedFromOutsideAndInside() async {
+    await expectSound(
+      [[.pause(1), .sync("a"), .release(1)], [.sync("b"), .async("c")], [.send("d")]],
+      scripts: ["b": [.pause(2)], "c": [.release(2)], "d": [.dispatch("d.1")]])
+  }
+
+  @Test func twoLocksAndAnExclusiveAction() async {
+    await expectSound(
+      [[.pause(1), .release(1)], [.exclusive("x", lock: 2), .release(2)], [.sync("a")]],
+      scripts: ["x": [.dispatch("x.1")], "a": [.dispatch("a.1")]])
+  }
+
+  @Test func aThreadDrainingAnotherLaneNeverBlocks() async {
+    await expectSound(
+      [
+        [.syncFromOtherLane("a"), .syncFromOtherLane("b")], [.sync("c")], [.pause(1), .release(1)],
+      ],
+      scripts: ["a": [.dispatch("a.1")], "c": [.dispatch("c.1")]])
+  }
+
+  /// Defect 11: a synchronous caller returns once its own chain is done, while other threads keep
+  /// queueing work.
+  @Test func aSynchronousCallerIsNotMadeToDrainEveryoneElsesWork() async {
+    await expectSound(
+      [[.sync("a")], [.async("b1"), .async("b2"), .async("b3")], [.async("c1"), .sync("c2")]],
+      scripts: ["a": [.dispatch("a.1")]])
+  }
+
+  @Test func sendersWaitingForRoomBelowTheBound() async {
+    await expectSound(
+      [[.send("a"), .send("b")], [.async("c"), .async("d")], [.pause(1), .release(1)]],
+      maxQueueDepth: 1)
+  }
+
+  @Test func anItemReleasingALockAnotherThreadTookLetsEverythingRun() async {
+    // The lock is taken by one thread and released by another thread's item, in either order;
+    // whatever is left held is released by the explorer's cleanup.
+    await expectSound(
+      [[.sync("a")], [.pause(1)], [.sync("b")]], scripts: ["a": [.release(1)]])
+  }
+}

@@ -1,0 +1,550 @@
+@testable import Sluice
+
+/// A model of threads using a ``LaneStateMachine`` the way ``Lane`` does, explored over every
+/// interleaving of their steps. Each step is one transition the real lane makes atomically: one
+/// call into the machine under the lock, or one compare-and-swap of the shortcut.
+///
+/// Items are named; a script says what an item does when it runs (dispatch from inside, take or
+/// release a lock, ask for an exclusive action). The explorer checks, in every reachable state:
+/// at most one thread drains; the lane is never idle while an item could run; a blocked thread
+/// never waits for an item that cannot run; items leave each queue in arrival order and run
+/// once; a synchronous call returns only when its chain was processed or what is left of it is
+/// held by a lock; a task in `send` resumes after its whole chain. And in every final state:
+/// every thread returned (no deadlock), every item ran, every task resumed, nothing is left.
+struct LaneModel {
+  typealias Machine = LaneStateMachine<String, String, Int>
+
+  /// What an item does when it runs, one lane transition per step.
+  enum Inside: Hashable {
+    case dispatch(String)
+    case dispatchBypass(String)
+    case pause(Int)
+    case release(Int)
+  }
+
+  /// What a thread does from outside the lane.
+  enum Op: Hashable {
+    /// A synchronous dispatch (tries the shortcut first).
+    case sync(String)
+    /// A synchronous dispatch from a thread that drains another lane: it must not block.
+    case syncFromOtherLane(String)
+    case async(String)
+    /// `await send`: a task that is resumed when the chain is done.
+    case send(String)
+    case pause(Int)
+    case release(Int)
+    /// `exclusive(action)`: takes the lock, then dispatches the action past the pause.
+    case exclusive(String, lock: Int)
+  }
+
+  struct Running: Hashable {
+    var name: String
+    var seq: UInt64
+    var root: UInt64
+    var bypass: Bool
+    var shortcut: Bool
+    var step = 0
+  }
+
+  enum Phase: Hashable {
+    case ready
+    /// The shortcut failed: the locked submit comes next.
+    case submitting
+    /// An exclusive action's lock is held: its dispatch comes next.
+    case submittingExclusive
+    /// Between the submit and the wait: the thread checks for an outcome once, then sleeps.
+    case aboutToBlock(UInt64)
+    /// Asleep on its own condition; it wakes only when a transition signals it.
+    case blocked(UInt64, signalled: Bool)
+    case suspended(String)
+    case draining(Running?)
+    /// A worker block is queued; when it runs it asks the machine whether it is still needed.
+    case workerScheduled
+    case done
+  }
+
+  struct Thread: Hashable {
+    var ops: [Op]
+    var pc = 0
+    var phase = Phase.ready
+    var isWorker = false
+    /// The root a shortcut item opened when it dispatched from inside.
+    var shortcutRoot: UInt64 = 0
+
+    var op: Op? { pc < ops.count ? ops[pc] : nil }
+  }
+
+  struct World {
+    var machine: Machine
+    var threads: [Thread]
+    var processed: Set<String> = []
+    var resumed: Set<String> = []
+    var dispatched: Set<String> = []
+    var children: [String: [String]] = [:]
+    var lastMainSeq: UInt64 = 0
+    var lastBypassSeq: UInt64 = 0
+    var barriers = 0
+    var cleanedUp = false
+    var violations: [String] = []
+    var checkedOutcomes: Set<UInt64> = []
+  }
+
+  /// A fault injected into the model, to check that the explorer finds it.
+  enum Fault: Sendable {
+    /// Transitions never wake blocked threads.
+    case dropBroadcasts
+    /// A blocked thread is told to return as soon as it blocks.
+    case finishEveryWaiterAtOnce
+  }
+
+  let scripts: [String: [Inside]]
+  let fault: Fault?
+  private(set) var failures: [String] = []
+  private(set) var statesVisited = 0
+  private(set) var finalStates = 0
+  private var seen: Set<Int> = []
+
+  init(scripts: [String: [Inside]] = [:], fault: Fault? = nil) {
+    self.scripts = scripts
+    self.fault = fault
+  }
+
+  /// Explores every interleaving of `threads`; returns the first few failures.
+  mutating func explore(_ threads: [[Op]], maxQueueDepth: Int? = nil) {
+    let world = World(
+      machine: Machine(maxQueueDepth: maxQueueDepth),
+      threads: threads.map { Thread(ops: $0) })
+    visit(world, trace: [])
+  }
+
+  private mutating func visit(_ world: World, trace: [String]) {
+    guard failures.count < 5 else { return }
+    guard seen.insert(fingerprint(world)).inserted else { return }
+    statesVisited += 1
+    check(world, trace: trace)
+    guard world.violations.isEmpty else { return }
+    var moved = false
+    for index in world.threads.indices {
+      var next = world
+      guard let label = step(&next, index) else { continue }
+      moved = true
+      visit(next, trace: trace + ["t\(index): \(label)"])
+    }
+    if !moved { finish(world, trace: trace) }
+  }
+
+  // MARK: - Steps
+
+  /// Makes thread `index` take one step; returns a label, or `nil` when it cannot move.
+  private func step(_ world: inout World, _ index: Int) -> String? {
+    var thread = world.threads[index]
+    defer { world.threads[index] = thread }
+    switch thread.phase {
+    case .done: return nil
+    case .aboutToBlock(let seq):
+      if fault == .finishEveryWaiterAtOnce {
+        checkReturn(of: thread.op ?? .pause(0), &world)
+        thread.pc += 1
+        thread.phase = .ready
+        return "returns at once (fault)"
+      }
+      guard world.machine.outcomes[seq] != nil else {
+        thread.phase = .blocked(seq, signalled: false)
+        return "sleeps on \(seq)"
+      }
+      return takeOutcome(seq, &world, &thread)
+    case .blocked(let seq, let signalled):
+      guard signalled else { return nil }
+      guard world.machine.outcomes[seq] != nil else {
+        thread.phase = .blocked(seq, signalled: false)
+        return "wakes for nothing"
+      }
+      return takeOutcome(seq, &world, &thread)
+    case .suspended(let name):
+      guard world.resumed.contains(name) else { return nil }
+      thread.pc += 1
+      thread.phase = .ready
+      return "resumed \(name)"
+    case .workerScheduled:
+      if world.machine.startWorker() {
+        thread.phase = .draining(nil)
+        return "worker starts"
+      }
+      thread.phase = .done
+      return "worker not needed"
+    case .draining(nil):
+      let (wake, step) = world.machine.next()
+      apply(wake, to: &world)
+      return drainStep(step, &world, &thread)
+    case .draining(var running?):
+      let script = scripts[running.name] ?? []
+      if running.step < script.count {
+        let inside = script[running.step]
+        running.step += 1
+        thread.phase = .draining(running)
+        runInside(inside, running: running, &world, &thread)
+        return "\(running.name) does \(inside)"
+      }
+      if running.shortcut {
+        if world.machine.drainer == .fast, !world.machine.needsAttention {
+          world.machine.syncShortcut(held: false)
+          returnFromOp(&world, &thread)
+          return "\(running.name) ends the shortcut"
+        }
+        let (wake, step) = world.machine.finishFast(root: thread.shortcutRoot)
+        thread.shortcutRoot = 0
+        apply(wake, to: &world)
+        return "\(running.name) finishes through the machine, " + drainStep(step, &world, &thread)
+      }
+      var wake = world.machine.finish(
+        Machine.Item(
+          payload: running.name, seq: running.seq, root: running.root, bypass: running.bypass))
+      let (more, step) = world.machine.next()
+      wake.formUnion(more)
+      apply(wake, to: &world)
+      return "\(running.name) finished, " + drainStep(step, &world, &thread)
+    case .ready:
+      guard let op = thread.op else {
+        thread.phase = .done
+        return "done"
+      }
+      return start(op, &world, &thread)
+    case .submitting:
+      guard let op = thread.op else { return nil }
+      switch op {
+      case .sync(let name), .syncFromOtherLane(let name):
+        world.dispatched.insert(name)
+        let blocks = op == .sync(name)
+        let action = world.machine.submit(
+          name, bypass: false, completion: blocks ? .block : .noBlock)
+        carryOut(action, &world, &thread)
+        return "submits \(name): \(action)"
+      case .send(let name):
+        world.dispatched.insert(name)
+        let action = world.machine.submit(name, bypass: false, completion: .resume(name))
+        carryOut(action, &world, &thread)
+        return "sends \(name): \(action)"
+      default: return nil
+      }
+    case .submittingExclusive:
+      guard case .exclusive(let name, _) = thread.op else { return nil }
+      world.dispatched.insert(name)
+      let action = world.machine.submit(name, bypass: true, completion: .block)
+      carryOut(action, &world, &thread)
+      return "submits exclusive \(name): \(action)"
+    }
+  }
+
+  private func takeOutcome(_ seq: UInt64, _ world: inout World, _ thread: inout Thread) -> String {
+    if world.machine.takeOutcome(seq) == .drain {
+      thread.phase = .draining(nil)
+      return "woken to drain"
+    }
+    // Its chain was checked when the outcome was given (``apply(_:to:)``).
+    returnFromOp(&world, &thread, checkChain: false)
+    return "woken: finished"
+  }
+
+  private func start(_ op: Op, _ world: inout World, _ thread: inout Thread) -> String {
+    switch op {
+    case .sync(let name), .syncFromOtherLane(let name), .send(let name):
+      // The shortcut: one compare-and-swap of a word that is 0 only when the machine is idle
+      // and nothing needs the lock.
+      if world.machine.isIdle, !world.machine.needsAttention {
+        world.machine.syncShortcut(held: true)
+        world.dispatched.insert(name)
+        world.processed.insert(name)
+        thread.phase = .draining(
+          Running(name: name, seq: 0, root: 0, bypass: false, shortcut: true))
+        if case .send = op { world.resumed.insert(name) }
+        return "shortcut \(name)"
+      }
+      thread.phase = .submitting
+      return "shortcut refused for \(name)"
+    case .async(let name):
+      world.dispatched.insert(name)
+      let action = world.machine.submit(name, bypass: false, completion: .none)
+      if action == .scheduleWorker { spawnWorker(&world) }
+      thread.pc += 1
+      return "async \(name): \(action)"
+    case .pause(let lock):
+      apply(world.machine.pause(lock), to: &world)
+      thread.pc += 1
+      return "pause \(lock)"
+    case .release(let lock):
+      world.barriers += 1
+      let barrier = "barrier\(world.barriers)"
+      let action = world.machine.release(lock, caller: .block, barrier: barrier)
+      if action != .none { world.dispatched.insert(barrier) }
+      carryOut(action, &world, &thread)
+      return "release \(lock): \(action)"
+    case .exclusive(_, let lock):
+      apply(world.machine.pause(lock), to: &world)
+      thread.phase = .submittingExclusive
+      return "exclusive takes \(lock)"
+    }
+  }
+
+  private func carryOut(
+    _ action: Machine.SubmitAction, _ world: inout World, _ thread: inout Thread
+  ) {
+    switch action {
+    case .none:
+      if case .send(let name) = thread.op, !world.resumed.contains(name) {
+        thread.phase = .suspended(name)
+      } else {
+        returnFromOp(&world, &thread)
+      }
+    case .drain: thread.phase = .draining(nil)
+    case .wait(let seq): thread.phase = .aboutToBlock(seq)
+    case .scheduleWorker:
+      spawnWorker(&world)
+      returnFromOp(&world, &thread)
+    }
+  }
+
+  private func drainStep(
+    _ step: Machine.Step, _ world: inout World, _ thread: inout Thread
+  ) -> String {
+    switch step {
+    case .run(let item):
+      if world.processed.contains(item.payload) {
+        fail("\(item.payload) ran twice", &world)
+      }
+      if item.bypass {
+        if item.seq <= world.lastBypassSeq { fail("bypass queue out of order", &world) }
+        world.lastBypassSeq = item.seq
+      } else {
+        if item.seq <= world.lastMainSeq { fail("main queue out of order", &world) }
+        world.lastMainSeq = item.seq
+      }
+      world.processed.insert(item.payload)
+      thread.phase = .draining(
+        Running(
+          name: item.payload, seq: item.seq, root: item.root, bypass: item.bypass,
+          shortcut: false))
+      return "runs \(item.payload)"
+    case .stop(let scheduleWorker):
+      if scheduleWorker { spawnWorker(&world) }
+      if thread.isWorker {
+        thread.phase = .done
+      } else if case .send(let name) = thread.op, !world.resumed.contains(name) {
+        thread.phase = .suspended(name)
+      } else {
+        returnFromOp(&world, &thread)
+      }
+      return "stops\(scheduleWorker ? " (worker)" : "")"
+    }
+  }
+
+  private func runInside(
+    _ inside: Inside, running: Running, _ world: inout World, _ thread: inout Thread
+  ) {
+    switch inside {
+    case .dispatch(let name), .dispatchBypass(let name):
+      // A shortcut item's chain gets its root when it first dispatches from inside.
+      var root = running.root
+      if running.shortcut {
+        if thread.shortcutRoot == 0 { thread.shortcutRoot = world.machine.openFastRoot() }
+        root = thread.shortcutRoot
+      }
+      world.dispatched.insert(name)
+      world.children[running.name, default: []].append(name)
+      world.machine.submitInside(name, bypass: inside == .dispatchBypass(name), current: root)
+    case .pause(let lock):
+      apply(world.machine.pause(lock), to: &world)
+    case .release(let lock):
+      let action = world.machine.release(lock, caller: .drainer, barrier: "unused")
+      if action != .none { fail("a release by the drainer asked it to \(action)", &world) }
+    }
+  }
+
+  private func spawnWorker(_ world: inout World) {
+    world.threads.append(Thread(ops: [], phase: .workerScheduled, isWorker: true))
+  }
+
+  private func apply(_ wake: Machine.Wake, to world: inout World) {
+    if !wake.threads.isEmpty, fault != .dropBroadcasts {
+      for index in world.threads.indices {
+        let thread = world.threads[index]
+        let seq: UInt64
+        switch thread.phase {
+        case .blocked(let waiting, _) where wake.threads.contains(waiting):
+          seq = waiting
+          world.threads[index].phase = .blocked(waiting, signalled: true)
+        case .aboutToBlock(let waiting) where wake.threads.contains(waiting): seq = waiting
+        default: continue
+        }
+        // A blocked thread told to return: check its chain now, when the decision is taken.
+        if world.machine.outcomes[seq] == .finished, let op = thread.op,
+          world.checkedOutcomes.insert(seq).inserted
+        {
+          checkReturn(of: op, &world)
+        }
+      }
+    }
+    for name in wake.resumers {
+      if !world.resumed.insert(name).inserted { fail("\(name) resumed twice", &world) }
+      let left = chain(of: name, in: world).filter { !world.processed.contains($0) }
+      if !left.isEmpty { fail("send(\(name)) resumed before \(left) ran", &world) }
+    }
+  }
+
+  /// The thread's current operation returns.
+  private func returnFromOp(
+    _ world: inout World, _ thread: inout Thread, checkChain: Bool = true
+  ) {
+    if checkChain, let op = thread.op { checkReturn(of: op, &world) }
+    thread.pc += 1
+    thread.phase = .ready
+  }
+
+  /// S2: a synchronous call returns when its chain was processed, or when what is left of it
+  /// is held by a lock.
+  private func checkReturn(of op: Op, _ world: inout World) {
+    guard case .sync(let name) = op else {
+      guard case .exclusive(let name, _) = op else { return }
+      return checkChain(of: name, &world)
+    }
+    checkChain(of: name, &world)
+  }
+
+  private func checkChain(of name: String, _ world: inout World) {
+    let queued = Set(world.machine.main.elements.map(\.payload))
+    for item in chain(of: name, in: world) where !world.processed.contains(item) {
+      if !(world.machine.isPaused && queued.contains(item)) {
+        fail("\(name) returned before \(item) ran, though \(item) could run", &world)
+      }
+    }
+  }
+
+  private func chain(of name: String, in world: World) -> [String] {
+    var result: [String] = []
+    var stack = [name]
+    while let next = stack.popLast() {
+      result.append(next)
+      stack.append(contentsOf: world.children[next] ?? [])
+    }
+    return result
+  }
+
+  // MARK: - Checks
+
+  private mutating func check(_ world: World, trace: [String]) {
+    for violation in world.violations { record(violation, trace) }
+    let machine = world.machine
+    let draining = world.threads.filter {
+      if case .draining = $0.phase { return true }
+      return false
+    }
+    if draining.count > 1 { record("two threads drain at once", trace) }
+    if machine.hasRunnable, machine.isIdle { record("the lane is idle with runnable items", trace) }
+    for thread in world.threads {
+      let seq: UInt64
+      switch thread.phase {
+      case .blocked(let waiting, _), .aboutToBlock(let waiting): seq = waiting
+      default: continue
+      }
+      guard machine.outcomes[seq] == nil else { continue }
+      guard let root = machine.roots[seq] else {
+        record("a thread waits for root \(seq), which is gone", trace)
+        continue
+      }
+      if machine.isPaused, root.outstanding == root.inMain {
+        record("a thread waits for root \(seq), whose items a lock holds", trace)
+      }
+    }
+  }
+
+  private mutating func finish(_ world: World, trace: [String]) {
+    let stuck = world.threads.contains { $0.phase != .done }
+    if world.machine.isPaused, !world.cleanedUp {
+      // Release what the scenario left held, from a new thread, and go on: a task in `send`
+      // waits for the release by design.
+      var next = world
+      next.cleanedUp = true
+      next.threads.append(Thread(ops: world.machine.locks.sorted().map { .release($0) }))
+      visit(next, trace: trace + ["cleanup"])
+      return
+    }
+    if stuck {
+      record("deadlock: no thread can move", trace)
+      return
+    }
+    finalStates += 1
+    let machine = world.machine
+    if machine.queueDepth != 0 { record("items left in the queues", trace) }
+    if !machine.roots.isEmpty { record("roots left: \(machine.roots.keys.sorted())", trace) }
+    if !machine.outcomes.isEmpty { record("outcomes nobody took", trace) }
+    if !machine.isIdle { record("a drainer is left: \(machine.drainer)", trace) }
+    let lost = world.dispatched.subtracting(world.processed)
+    if !lost.isEmpty, !machine.isPaused { record("never ran: \(lost.sorted())", trace) }
+    for thread in world.threads {
+      for case .send(let name) in thread.ops where !world.resumed.contains(name) {
+        record("send(\(name)) never resumed", trace)
+      }
+    }
+  }
+
+  /// Notes a broken promise; ``check(_:trace:)`` records it with the trace that led there.
+  private func fail(_ message: String, _ world: inout World) {
+    world.violations.append(message)
+  }
+
+  private mutating func record(_ message: String, _ trace: [String]) {
+    failures.append(message + "\n  " + trace.joined(separator: "\n  "))
+  }
+
+  /// A hash of everything that decides what can happen next (64 bits: a collision, which would
+  /// skip a state, is vanishingly unlikely at these sizes).
+  private func fingerprint(_ world: World) -> Int {
+    var hasher = Hasher()
+    let machine = world.machine
+    for queue in [machine.main, machine.bypass] {
+      hasher.combine(queue.count)
+      for item in queue.elements {
+        hasher.combine(item.payload)
+        hasher.combine(item.seq)
+        hasher.combine(item.root)
+      }
+    }
+    hasher.combine(machine.locks)
+    for (seq, root) in machine.roots.sorted(by: { $0.key < $1.key }) {
+      hasher.combine(seq)
+      hasher.combine(root.outstanding)
+      hasher.combine(root.inMain)
+      switch root.waiter {
+      case .thread: hasher.combine(0)
+      case .drainer: hasher.combine(1)
+      case .resume(let name): hasher.combine(name)
+      }
+    }
+    for (seq, outcome) in machine.outcomes.sorted(by: { $0.key < $1.key }) {
+      hasher.combine(seq)
+      hasher.combine(outcome == .drain)
+    }
+    switch machine.drainer {
+    case .none: hasher.combine(-1)
+    case .fast: hasher.combine(-2)
+    case .worker(let started): hasher.combine(started ? -3 : -4)
+    case .caller(let seq): hasher.combine(seq)
+    }
+    hasher.combine(machine.nextSeq)
+    hasher.combine(machine.capacityWaiters)
+    for thread in world.threads {
+      // The operations never change: where each thread is says it all.
+      hasher.combine(thread.pc)
+      hasher.combine(thread.phase)
+      hasher.combine(thread.isWorker)
+      hasher.combine(thread.shortcutRoot)
+    }
+    hasher.combine(world.processed)
+    hasher.combine(world.resumed)
+    hasher.combine(world.dispatched)
+    hasher.combine(world.lastMainSeq)
+    hasher.combine(world.lastBypassSeq)
+    hasher.combine(world.cleanedUp)
+    hasher.combine(world.checkedOutcomes)
+    return hasher.finalize()
+  }
+}
