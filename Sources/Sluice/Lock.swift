@@ -67,12 +67,30 @@ public final class Lock: Sendable {
 
   /// Arms the timeout: when it passes before the lock is released, the lock is released and an
   /// issue is reported.
+  ///
+  /// The timeout is user input, so it is converted without trapping: zero or less releases at
+  /// once; a deadline too far for a dispatch timer (2⁶² ns of uptime, about 146 years) means
+  /// never, and no timer is armed.
   func arm(timeout: Duration, file: StaticString, line: UInt) {
-    let (seconds, attoseconds) = timeout.components
-    let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    let limit: UInt64 = 1 << 62
+    guard timeout < .nanoseconds(Int64(limit)) else { return }
+    var nanoseconds: UInt64 = 0
+    if timeout > .zero {
+      // Below 2⁶² ns, the seconds fit in 64 bits; overflow is checked all the same.
+      let (seconds, attoseconds) = timeout.components
+      let (whole, wholeOverflow) = UInt64(clamping: seconds).multipliedReportingOverflow(
+        by: 1_000_000_000)
+      let (sum, sumOverflow) = whole.addingReportingOverflow(
+        UInt64(clamping: attoseconds / 1_000_000_000))
+      guard !wholeOverflow, !sumOverflow else { return }
+      nanoseconds = sum
+    }
+    let (deadline, overflow) = DispatchTime.now().uptimeNanoseconds
+      .addingReportingOverflow(nanoseconds)
+    guard !overflow, deadline < limit else { return }
     let reporter = lane.reporter
     let label = self.label
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+    DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) {
       [weak self] in
       guard let self, !self.isReleased else { return }
       // Reported first, so the report comes before the replay the release causes.

@@ -24,6 +24,11 @@ public enum StateValue: Sendable, Hashable {
   case array([StateValue])
   case object([String: StateValue])
 
+  /// The most ``null`` elements a write through the index subscript pads an array with:
+  /// 1,048,576 (2²⁰). A write further past the end is ignored, so that an index that came from
+  /// user data can never trap nor allocate an absurd array.
+  public static let maximumPadding = 1 << 20
+
   /// The value under `key` of an object; ``null`` when absent or when this is not an object.
   ///
   /// Setting a key on a value that is not an object replaces it with an object; setting
@@ -49,7 +54,9 @@ public enum StateValue: Sendable, Hashable {
   /// The element at `index` of an array; ``null`` when out of range or when this is not an array.
   ///
   /// Setting an index past the end pads the array with ``null``; setting on a value that is not
-  /// an array replaces it with an array. Negative indices are ignored.
+  /// an array replaces it with an array. Negative indices are ignored, and so is an index that
+  /// would need more than ``maximumPadding`` elements of padding (the value is left as it was):
+  /// an index that came from user data never traps nor allocates an absurd array.
   public subscript(index: Int) -> StateValue {
     get {
       guard case .array(let array) = self, array.indices.contains(index) else { return .null }
@@ -57,6 +64,10 @@ public enum StateValue: Sendable, Hashable {
     }
     set {
       guard index >= 0 else { return }
+      let count: Int
+      if case .array(let existing) = self { count = existing.count } else { count = 0 }
+      // `index - count` cannot overflow: both are non-negative.
+      guard index < count || index - count <= StateValue.maximumPadding else { return }
       var array: [StateValue]
       if case .array(let existing) = self { array = existing } else { array = [] }
       self = .null
