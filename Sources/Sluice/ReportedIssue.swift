@@ -27,7 +27,8 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let duplicateRegistration = Kind("duplicateRegistration")
     /// A lock was held past its timeout and was released.
     public static let lockTimedOut = Kind("lockTimedOut")
-    /// A transaction touched a store on another dispatcher; it was aborted.
+    /// A transaction touched a store on another dispatcher. An update aborted the transaction; a
+    /// read returned the store's thread-safe `state`, which is not part of the transaction.
     public static let foreignStoreInTransaction = Kind("foreignStoreInTransaction")
     /// A dotted path names nothing in the state; the query is ignored.
     public static let unknownPath = Kind("unknownPath")
@@ -39,6 +40,13 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let settleInsideEffect = Kind("settleInsideEffect")
     /// A store was asked to wait for a store on another dispatcher.
     public static let foreignStore = Kind("foreignStore")
+    /// ``Transaction/state(of:file:line:)`` was called for a store inside that store's own
+    /// ``Transaction/update(_:file:line:_:)`` body; the state before the transaction was
+    /// returned.
+    public static let stateReadInsideUpdate = Kind("stateReadInsideUpdate")
+    /// ``Transaction/update(_:file:line:_:)`` was called for a store inside that store's own
+    /// `update` body; the inner update did not run and the transaction was aborted.
+    public static let reentrantUpdate = Kind("reentrantUpdate")
   }
 
   /// What kind of issue this is.

@@ -37,11 +37,36 @@ public final class Transaction: @unchecked Sendable {
 
   /// Changes a store's staged state directly (Flask's mixers, `mix…with…react`).
   ///
-  /// - Throws: What `body` throws, or ``TransactionError/foreignStore`` when the store is on
-  ///   another dispatcher; either aborts the transaction.
-  public func update<S>(_ store: Store<S>, _ body: (inout S) throws -> Void) throws {
+  /// While `body` runs, it holds the store's staged state as its `inout` parameter, so inside
+  /// it, for the same store:
+  /// - ``state(of:file:line:)`` is a misuse (read the parameter instead): it is reported as
+  ///   ``ReportedIssue/Kind/stateReadInsideUpdate`` and returns the state from before the
+  ///   transaction;
+  /// - another `update` is a misuse: it is reported as ``ReportedIssue/Kind/reentrantUpdate``,
+  ///   does not run, and aborts the transaction (it throws ``TransactionError/aborted``);
+  /// - an action passed to ``dispatch(_:)`` is reduced into this store right after `body`
+  ///   returns (other stores reduce it at once).
+  ///
+  /// - Throws: What `body` throws, ``TransactionError/foreignStore`` when the store is on
+  ///   another dispatcher, or ``TransactionError/aborted`` for a re-entrant update; each aborts
+  ///   the transaction.
+  public func update<S>(
+    _ store: Store<S>, file: StaticString = #fileID, line: UInt = #line,
+    _ body: (inout S) throws -> Void
+  ) throws {
     guard store.core.lane === lane else { throw TransactionError.foreignStore }
-    try stage(store.core).update(body)
+    let staged = stage(store.core)
+    guard !staged.isUpdating else {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .reentrantUpdate,
+          message: "tx.update(Store<\(S.self)>) was called inside an update of the same store; "
+            + "change the state the outer update receives instead. The transaction '\(label)' "
+            + "was aborted.",
+          fileID: "\(file)", line: line))
+      throw TransactionError.aborted
+    }
+    try staged.update(body)
   }
 
   /// Reduces an action into the staged states of every store on the lane that handles it.
@@ -53,14 +78,48 @@ public final class Transaction: @unchecked Sendable {
     for core in lane.routeCores(for: type(of: action)) {
       guard let slot = core.slot(for: ObjectIdentifier(type(of: action))) ?? core.catchAllSlot
       else { continue }
-      core.stage(in: self).reduce(action, slot: slot)
+      // Into a store being updated, after its update's body returns.
+      core.stage(in: self).reduceOrDefer(action, slot: slot)
     }
   }
 
   /// A store's state as the transaction sees it: staged when changed, current otherwise.
-  public func state<S>(of store: Store<S>) -> S {
-    if let staged = staged[ObjectIdentifier(store.core)] as? Staged<S> { return staged.working }
-    return store.core.current
+  ///
+  /// Inside ``update(_:file:line:_:)`` of the same store, this is a misuse (the update's body
+  /// has the state as its `inout` parameter): it is reported as
+  /// ``ReportedIssue/Kind/stateReadInsideUpdate`` and returns the store's state from before the
+  /// transaction. A store on another dispatcher is not part of the transaction: its `state` is
+  /// read (thread-safe, but it may change while the transaction runs) and the misuse is
+  /// reported as ``ReportedIssue/Kind/foreignStoreInTransaction``.
+  public func state<S>(
+    of store: Store<S>, file: StaticString = #fileID, line: UInt = #line
+  ) -> S {
+    guard store.core.lane === lane, lane.isCurrentThreadDraining else {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .foreignStoreInTransaction,
+          message: "the transaction '\(label)' read Store<\(S.self)>, "
+            + (store.core.lane === lane
+              ? "outside the transaction's closure" : "a store on another dispatcher")
+            + "; its current state was read instead, which is not part of the transaction.",
+          fileID: "\(file)", line: line))
+      return store.core.state
+    }
+    guard let staged = staged[ObjectIdentifier(store.core)] as? Staged<S> else {
+      // On the lane, which is the only writer of `current`: no lock needed.
+      return store.core.current
+    }
+    guard !staged.isUpdating else {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .stateReadInsideUpdate,
+          message: "tx.state(of: Store<\(S.self)>) was read inside an update of the same store; "
+            + "use the state the update receives. The state before the transaction '\(label)' "
+            + "was returned instead.",
+          fileID: "\(file)", line: line))
+      return staged.before
+    }
+    return staged.working
   }
 
   /// Abandons the transaction: every store keeps its state from before it, and nothing is
@@ -113,6 +172,20 @@ public struct TransactionCommitted: Action {
 /// A store's state staged in a transaction.
 class AnyStaged: @unchecked Sendable {
   // @unchecked Sendable: used only on the lane.
+  /// Whether an `update` body holds the staged state as its `inout` parameter right now.
+  final var isUpdating = false
+  /// Actions dispatched while `isUpdating`, reduced when the update's body returns.
+  final var deferred: [(action: any Action, slot: Int)] = []
+
+  /// Reduces `action` into the staged state, or after the current update when there is one.
+  final func reduceOrDefer(_ action: any Action, slot: Int) {
+    if isUpdating {
+      deferred.append((action, slot))
+    } else {
+      reduce(action, slot: slot)
+    }
+  }
+
   func reduce(_ action: any Action, slot: Int) {
     preconditionFailure("internal inconsistency: AnyStaged.reduce is abstract")
   }
@@ -137,7 +210,19 @@ final class Staged<State: Sendable>: AnyStaged, @unchecked Sendable {
     working = before
   }
 
-  func update(_ body: (inout State) throws -> Void) rethrows { try body(&working) }
+  /// Runs `body` on the staged state, then the actions dispatched meanwhile. While it runs,
+  /// `isUpdating` keeps everything else away from `working`, whose exclusive access `body`
+  /// holds.
+  func update(_ body: (inout State) throws -> Void) rethrows {
+    isUpdating = true
+    defer {
+      isUpdating = false
+      let pending = deferred
+      deferred.removeAll()
+      for entry in pending { reduce(entry.action, slot: entry.slot) }
+    }
+    try body(&working)
+  }
 
   override func reduce(_ action: any Action, slot: Int) {
     core.table.run(slot: slot, state: &working, action: action)
