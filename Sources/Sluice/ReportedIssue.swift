@@ -40,6 +40,9 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let settleInsideEffect = Kind("settleInsideEffect")
     /// A store was asked to wait for a store on another dispatcher.
     public static let foreignStore = Kind("foreignStore")
+    /// A ``Reaction`` was used after the reactor call it was made for returned; it answered
+    /// nothing.
+    public static let reactionUsedAfterItsCall = Kind("reactionUsedAfterItsCall")
     /// ``Transaction/state(of:file:line:)`` was called for a store inside that store's own
     /// ``Transaction/update(_:file:line:_:)`` body; the state before the transaction was
     /// returned.

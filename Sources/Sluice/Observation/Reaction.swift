@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One committed change of a store, as a reactor sees it (Flask's `FlaskReaction`).
 ///
 /// A reactor is called once per committed change of its store (an action, a transaction, a
@@ -12,12 +14,19 @@
 /// ```
 ///
 /// The reactor is called once when it is attached, to learn its queries: `on` bodies are not
-/// called then. A reaction is valid only during the call. Properties whose name starts with
-/// `_` never report changes.
+/// called then. Properties whose name starts with `_` never report changes.
+///
+/// A reaction is valid only during the call it was made for. Kept past it, it answers nothing:
+/// ``on(_:_:)-swift.method`` and ``on(_:file:line:_:)`` do not call their body, ``newState`` is
+/// `nil`, and each use is reported as ``ReportedIssue/Kind/reactionUsedAfterItsCall``. Copy
+/// what you need (``newState``, a change) out of the call instead.
 public final class Reaction<State: Sendable> {
   private let reactor: Reactor<State>
   private let state: UnsafePointer<State>?
   private let isDiscovery: Bool
+  /// Cleared by the reactor when the call this reaction was made for returns: `state` points
+  /// into the store, and the reactor's query state moves on with the next step.
+  private let isValid = Atomic<Bool>(true)
   /// The lock of the exclusive action that caused this change, if any: keep it and release it
   /// when the work the reaction starts is done.
   public let lock: Lock?
@@ -29,20 +38,37 @@ public final class Reaction<State: Sendable> {
     self.isDiscovery = isDiscovery
   }
 
+  /// Ends the reaction's validity; called by the reactor when the handler returns.
+  func invalidate() {
+    isValid.store(false, ordering: .releasing)
+  }
+
+  /// Whether the reaction is still in its call; reports the misuse when it is not.
+  private func checkValid(
+    _ use: @autoclosure () -> String, file: StaticString, line: UInt
+  ) -> Bool {
+    if isValid.load(ordering: .acquiring) { return true }
+    reactor.reportUseAfterCall(use(), file: file, line: line)
+    return false
+  }
+
   /// The store that changed.
   public var store: Store<State>? { reactor.store }
 
-  /// The state after the change.
-  public var newState: State? { state?.pointee }
+  /// The state after the change; `nil` when the reaction is used after its call.
+  public var newState: State? {
+    guard checkValid("newState", file: #fileID, line: #line) else { return nil }
+    return state?.pointee
+  }
 
   /// Calls `body` when the value at `path` changed in this step, with its value before and
   /// after.
   public func on<Value: Equatable & Sendable>(
     _ path: KeyPath<State, Value>, _ body: (Change<Value>) -> Void
   ) {
-    guard let change = reactor.change(at: path, in: state, discovering: isDiscovery) else {
-      return
-    }
+    guard checkValid("on(\(path))", file: #fileID, line: #line),
+      let change = reactor.change(at: path, in: state, discovering: isDiscovery)
+    else { return }
     body(change)
   }
 
@@ -59,7 +85,7 @@ public final class Reaction<State: Sendable> {
     _ path: String, file: StaticString = #fileID, line: UInt = #line,
     _ body: (DynamicChange) -> Void
   ) {
-    guard
+    guard checkValid("on(\"\(path)\")", file: file, line: line),
       let change = reactor.dynamicChange(
         at: path, discovering: isDiscovery, file: file, line: line)
     else { return }
@@ -82,6 +108,9 @@ public final class MultiReaction {
   }
 
   /// The reaction of `store`, when it is the store that changed; `nil` otherwise.
+  ///
+  /// Like a ``Reaction``, a multi-reaction is valid only during its call: the reaction this
+  /// returns afterwards answers nothing, and its use is reported.
   ///
   /// ```swift
   /// dispatcher.react(to: [app, feed], owner: self) { owner, reaction in

@@ -53,6 +53,7 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     let reaction = Reaction(reactor: self, state: state, lock: nil, isDiscovery: true)
     var alive = true
     _ = gate.run { alive = handler(reaction) }
+    reaction.invalidate()
     if !alive { gate.cancel() }
   }
 
@@ -84,6 +85,7 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     let reaction = Reaction(reactor: self, state: state, lock: lane.currentLock, isDiscovery: false)
     var alive = true
     _ = gate.run { alive = handler(reaction) }
+    reaction.invalidate()
     if !alive { gate.cancel() }
   }
 
@@ -153,6 +155,16 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
       reportUnencodable(error)
       return nil
     }
+  }
+
+  /// Reports a reaction used after the call it was made for; it answered nothing.
+  func reportUseAfterCall(_ use: String, file: StaticString, line: UInt) {
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .reactionUsedAfterItsCall,
+        message: "a Reaction<\(State.self)> was used (\(use)) after the reactor call it was "
+          + "made for returned; it answered nothing. Copy what you need out of the call.",
+        fileID: "\(file)", line: line))
   }
 
   private func reportUnencodable(_ error: (any Error)? = nil) {
