@@ -5,10 +5,16 @@
 public class AnyStore: @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
   let anyCore: AnyStoreCore
+  /// The live `values` streams of the store, finished when it is deinitialized.
+  let valueStreamEnds = ValueStreamEnds()
 
   @usableFromInline
   init(anyCore: AnyStoreCore) {
     self.anyCore = anyCore
+  }
+
+  deinit {
+    valueStreamEnds.finishAll()
   }
 
   /// Attaches a reactor that sees this store's changes as ``MultiReaction``s.
