@@ -5,6 +5,13 @@ extension Store {
   /// store handled is. Observers run in registration order, on the lane unless `delivery` says
   /// otherwise; one observer is never called concurrently with itself.
   ///
+  /// Called from code running on the store's lane — a reducer, a middleware, an `onAction` tap,
+  /// an observer, a transaction — the registration takes effect right after the current step,
+  /// before the outermost dispatch returns: `body` first receives the state after that step,
+  /// then every later change, and never runs while a reducer holds the store. Called from
+  /// anywhere else, it takes effect before `observe` returns (unless the calling thread is
+  /// running another lane, which never waits for this one: then as soon as this lane is free).
+  ///
   /// ```swift
   /// let subscription = store.observe { state in print(state.counter) }
   /// ```
@@ -28,6 +35,11 @@ extension Store {
   ///
   /// Observers of one path share one comparison per action, so the cost of an action does not
   /// grow with the number of observers of other paths, nor with the size of the state.
+  ///
+  /// Called from code running on the store's lane (a reducer, a middleware, an observer…), the
+  /// registration takes effect right after the current step, as for ``observe(on:from:_:)``:
+  /// `body` first receives the value after that step, as both `old` and `new`, then every later
+  /// change.
   ///
   /// ```swift
   /// let subscription = store.observe(\.counter) { change in
@@ -166,7 +178,7 @@ extension Store {
   ) -> Subscription {
     let sink = Sink<State>(delivery: delivery, body: body)
     let core = self.core
-    core.lane.perform {
+    registerObserver {
       guard !sink.gate.isCancelled else { return }
       let observer = StateObserver(
         order: core.registry.takeOrder(), sink: sink, ownerGone: ownerGone)
@@ -188,7 +200,7 @@ extension Store {
   ) -> Subscription {
     let sink = Sink<Change<Value>>(delivery: delivery, body: body)
     let core = self.core
-    core.lane.perform {
+    registerObserver {
       guard !sink.gate.isCancelled else { return }
       let group: PathGroup<State, Value>
       if let existing = core.registry.groupByPath[path] as? PathGroup<State, Value> {
@@ -209,6 +221,22 @@ extension Store {
       }
     }
     return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
+  }
+
+  /// Runs the registration of an observer on the lane.
+  ///
+  /// From code running on this lane, the registration waits until right after the current
+  /// step: a reducer or a middleware is mid-way through a step whose notification would skip
+  /// an observer that joined during it, after it received a value from before the change; and
+  /// a reducer holds the store's lock, under which the observer's first call would run.
+  /// Deferred, the observer receives the state after the step, then every later change.
+  func registerObserver(_ work: @escaping @Sendable () -> Void) {
+    let lane = core.lane
+    if lane.isCurrentThreadDraining {
+      lane.performLater(work)
+    } else {
+      lane.perform(.query, work)
+    }
   }
 
   /// A subscription that cancels `gate`, then has the lane sweep the dead entries out.

@@ -11,7 +11,9 @@ extension Store {
   /// `handler` is called once when the reactor is attached, to learn its queries (the bodies of
   /// `on` are not called then); afterwards only when a queried value changed (or, with no
   /// queries, on every committed step). It runs on the lane, in registration order with the
-  /// other observers.
+  /// other observers. Attached from code running on the lane (a reducer, a middleware, an
+  /// observer…), the reactor joins right after the current step, like an observer (see
+  /// ``observe(on:from:_:)``): it hears about the changes after that step.
   public func react(_ handler: @escaping @Sendable (Reaction<State>) -> Void) -> Subscription {
     addReactor(ownerGone: nil) { reaction in
       handler(reaction)
@@ -40,7 +42,7 @@ extension Store {
   ) -> Subscription {
     let core = self.core
     let gate = Gate()
-    core.lane.perform {
+    registerObserver {
       guard !gate.isCancelled else { return }
       let reactor = Reactor(
         order: core.registry.takeOrder(), store: self, gate: gate, ownerGone: ownerGone,
