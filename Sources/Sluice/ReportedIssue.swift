@@ -40,6 +40,10 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let settleInsideEffect = Kind("settleInsideEffect")
     /// A store was asked to wait for a store on another dispatcher.
     public static let foreignStore = Kind("foreignStore")
+    /// `Subscription.cancel()` waited ``Subscription/maximumCancelWait`` for a call of the
+    /// observer running on another thread, and returned before it ended. The observer is not
+    /// called again; the running call finishes on its own.
+    public static let cancelWaitedTooLong = Kind("cancelWaitedTooLong")
     /// A ``Reaction`` was used after the reactor call it was made for returned; it answered
     /// nothing.
     public static let reactionUsedAfterItsCall = Kind("reactionUsedAfterItsCall")

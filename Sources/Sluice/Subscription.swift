@@ -13,10 +13,25 @@
 /// ```
 ///
 /// After ``cancel()`` returns, the observer is not called again, and a call that was running on
-/// another thread has finished — unless `cancel()` itself runs inside a lane or an observer on
-/// another thread, where waiting could deadlock: then no new call starts, and a running one
-/// finishes on its own. A subscription never keeps its store alive.
+/// another thread has finished — with two exceptions, where no new call starts and the running
+/// one finishes on its own:
+///
+/// - `cancel()` runs inside a lane or an observer, where waiting could deadlock: it returns at
+///   once.
+/// - The running call has not ended after ``maximumCancelWait`` (it may be waiting for the very
+///   thread that cancels, which would otherwise deadlock): `cancel()` returns and reports
+///   ``ReportedIssue/Kind/cancelWaitedTooLong``.
+///
+/// A subscription never keeps its store alive.
 public final class Subscription: Sendable {
+  /// How long ``cancel()`` waits for a call of the observer running on another thread before
+  /// it returns anyway: one second.
+  ///
+  /// A call that outlives the wait (an observer blocked on the thread that cancels, say) is
+  /// reported as ``ReportedIssue/Kind/cancelWaitedTooLong``; it finishes on its own, and the
+  /// observer is not called again.
+  public static let maximumCancelWait: Duration = .seconds(1)
+
   private let cancellation: Guarded<(@Sendable () -> Void)?>
   private let cancelsOnDeinit: Bool
 
@@ -38,12 +53,29 @@ public final class Subscription: Sendable {
   public var isCancelled: Bool { cancellation.withLock { $0 == nil } }
 
   /// Stops the observer. Idempotent; safe from any thread, and from inside the observer itself.
+  ///
+  /// Waits for a call of the observer running on another thread to end, at most
+  /// ``maximumCancelWait``; see the discussion of ``Subscription``.
   public func cancel() {
     let body = cancellation.withLock { body in
       defer { body = nil }
       return body
     }
     body?()
+  }
+
+  /// The issue a cancel reports when it gave up waiting for a running call of an observer of
+  /// `source`.
+  static func cancelWaitedTooLong(
+    for source: String, fileID: String = #fileID, line: UInt = #line
+  ) -> ReportedIssue {
+    ReportedIssue(
+      kind: .cancelWaitedTooLong,
+      message: "cancel() waited \(maximumCancelWait) for a call of an observer of \(source) "
+        + "running on another thread, and returned before it ended; the call finishes on its "
+        + "own and the observer is not called again. An observer that waits for the thread "
+        + "that cancels it would otherwise deadlock.",
+      fileID: fileID, line: line)
   }
 
   /// Hands the subscription to `bag`, which cancels it when the bag is deinitialized.

@@ -43,6 +43,10 @@ public final class ErrorChannel: Sendable {
 
   /// Calls `body` with each event reported from now on.
   ///
+  /// Cancelling the subscription waits for a running call like a store observer's does (see
+  /// ``Subscription``); a channel knows no dispatcher, so a cancel that gives up waiting is
+  /// reported to ``IssueReporter/default``.
+  ///
   /// - Parameters:
   ///   - delivery: Where `body` runs: on the reporting thread (the default), on a queue, or on
   ///     the main actor.
@@ -56,8 +60,10 @@ public final class ErrorChannel: Sendable {
     }
     contents.withLock { $0.observers.append(sink) }
     return Subscription { [weak self] in
-      sink.gate.cancel()
+      let waited = sink.gate.cancel()
       self?.contents.withLock { $0.observers.removeAll { $0 === sink } }
+      // A channel knows no dispatcher: the default reporter hears about a cancel that gave up.
+      if !waited { IssueReporter.default.report(Subscription.cancelWaitedTooLong(for: "errors")) }
     }
   }
 

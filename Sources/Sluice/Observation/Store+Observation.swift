@@ -241,14 +241,20 @@ extension Store {
 
   /// A subscription that cancels `gate`, then has the lane sweep the dead entries out.
   ///
+  /// A cancel that gave up waiting for a call running on another thread is reported as
+  /// ``ReportedIssue/Kind/cancelWaitedTooLong``.
+  ///
   /// It holds the lane and the core's identity, not the core: a weak reference would give the
   /// core a side table and make every reference count on the dispatch path slow; a strong one
   /// would keep the store's state alive.
   func subscription(for gate: Gate, cancelsOnDeinit: Bool) -> Subscription {
     Subscription(cancelsOnDeinit: cancelsOnDeinit) {
       [lane = core.lane, coreID = ObjectIdentifier(core)] in
-      gate.cancel()
+      let waited = gate.cancel()
       lane.performLater { lane.core(coreID)?.sweepObservers() }
+      if !waited {
+        lane.reporter.report(Subscription.cancelWaitedTooLong(for: "Store<\(State.self)>"))
+      }
     }
   }
 }
