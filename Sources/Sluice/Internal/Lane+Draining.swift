@@ -46,9 +46,11 @@ extension Lane {
   }
 
   private func startWorker() {
-    workerQueue.async {
+    // Weak: a queued block must not keep a lane alive that nobody holds any more (what is left
+    // in it belongs to stores that are gone).
+    workerQueue.async { [weak self] in
       // A caller may have taken the lane over before this block ran.
-      guard self.storage.withMachine({ $0.startWorker() }) else { return }
+      guard let self, self.storage.withMachine({ $0.startWorker() }) else { return }
       self.beginDrain()
       self.drain(self.transition { $0.next() })
     }
@@ -63,8 +65,10 @@ extension Lane {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
       guard case .stop = step else { return (wake, step, []) }
+      let retired = storage.takeRetiredLocked()
+      if !retired.isEmpty { forgetRoutes() }
       endDrain()
-      return (wake, step, storage.takeRetiredLocked())
+      return (wake, step, retired)
     }
   }
 

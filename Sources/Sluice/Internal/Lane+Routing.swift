@@ -54,7 +54,7 @@ extension Lane {
       cores.removeAll { $0 === core }
       orderEdges.removeAll { $0.store == id || $0.after == id }
       rebuildRoutingLocked()
-      return storage.retireLocked(core)
+      return storage.retireLocked(core, whenIdle: forgetRoutes)
     }
     _ = released  // Released here, outside the lock: a core's deinit may take other locks.
   }

@@ -264,10 +264,23 @@ final class Lane: @unchecked Sendable {
     let unused = storage.takeRetiredLocked()
     lock.unlock()
     lastType = nil
+    lastRoutes = []
     lastSingle = nil
     lastExtras = nil
     typeRoutes.removeAll()
     _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
+  }
+
+  /// Drops every cached route (drainer only, or under `lock` while the lane is idle): routes hold
+  /// their cores `unowned(unsafe)`, so none may outlive a core that is about to be released.
+  func forgetRoutes() {
+    cachedRouting = Routing()
+    cachedVersion = -1
+    lastType = nil
+    lastRoutes = []
+    lastSingle = nil
+    lastExtras = nil
+    typeRoutes.removeAll()
   }
 
   /// The stores an action of `type` reaches (drainer only).

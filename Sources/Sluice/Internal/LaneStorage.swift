@@ -128,10 +128,14 @@ final class LaneStorage: @unchecked Sendable {
   // MARK: - Retired cores and locks
 
   /// Keeps `core` until no drainer can follow a route to it; returns it instead when the lane
-  /// is idle, for the caller to release after unlocking (`lock` held).
-  func retireLocked(_ core: AnyStoreCore) -> AnyStoreCore? {
+  /// is idle, for the caller to release after unlocking, once `whenIdle` dropped the routes
+  /// cached to it (`lock` held; nobody can claim the lane meanwhile).
+  func retireLocked(_ core: AnyStoreCore, whenIdle: () -> Void) -> AnyStoreCore? {
     withMachineLocked { machine in
-      if machine.isIdle { return core }
+      if machine.isIdle {
+        whenIdle()
+        return core
+      }
       retired.append(core)
       return nil
     }

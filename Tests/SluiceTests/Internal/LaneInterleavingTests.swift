@@ -3,11 +3,16 @@ import Testing
 
 @testable import Sluice
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The model check of the lane: every interleaving of small scenarios (two or three threads,
 /// two or three operations each) over the pure ``LaneStateMachine``, checked by ``LaneModel``.
 ///
 /// About 130,000 states in all, a few seconds in a debug build. The explorations run one after
-/// another on a dedicated thread, so they never occupy the cooperative pool other tests need.
+/// another on a dedicated thread of the lowest priority, so they never occupy the cooperative
+/// pool other tests need, nor take CPU time from them.
 @Suite(.serialized) struct LaneInterleavingTests {
   typealias Op = LaneModel.Op
 
@@ -16,10 +21,17 @@ import Testing
     _ threads: [[Op]], scripts: [String: [LaneModel.Inside]] = [:], maxQueueDepth: Int? = nil,
     fault: LaneModel.Fault? = nil
   ) async -> LaneModel {
-    await offPool {
-      var model = LaneModel(scripts: scripts, fault: fault)
-      model.explore(threads, maxQueueDepth: maxQueueDepth)
-      return model
+    await withCheckedContinuation { continuation in
+      Thread {
+        // The lowest priority: the exploration uses the CPU time other tests leave, so their
+        // timing is not disturbed.
+        #if canImport(Glibc)
+          _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        #endif
+        var model = LaneModel(scripts: scripts, fault: fault)
+        model.explore(threads, maxQueueDepth: maxQueueDepth)
+        continuation.resume(returning: model)
+      }.start()
     }
   }
 

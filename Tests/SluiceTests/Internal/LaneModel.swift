@@ -540,7 +540,6 @@ struct LaneModel {
     }
     hasher.combine(world.processed)
     hasher.combine(world.resumed)
-    hasher.combine(world.dispatched)
     hasher.combine(world.lastMainSeq)
     hasher.combine(world.lastBypassSeq)
     hasher.combine(world.cleanedUp)
