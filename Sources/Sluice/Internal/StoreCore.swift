@@ -85,6 +85,9 @@ class AnyStoreCore: @unchecked Sendable {
 /// `current` is written only on the lane, under `lock`, and read from any thread under `lock`;
 /// the lane itself reads it without the lock (it is the only writer). Everything marked "lane
 /// only" is touched only by the thread holding the lane.
+///
+/// No value is released under `lock`: a replaced state is swapped out and let go after
+/// unlocking, because its `deinit` may read the store.
 @usableFromInline
 final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   // @unchecked Sendable: see the type's discussion.
@@ -204,6 +207,17 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     lock.unlock()
   }
 
+  /// Replaces `current` with `new` under `lock`; the replaced state is released after
+  /// unlocking (lane only).
+  func setCurrent(_ new: State) {
+    var replaced = new
+    lock.lock()
+    swap(&current, &replaced)
+    lock.unlock()
+    // Released here, outside the lock: a deinit may read the store.
+    withExtendedLifetime(replaced) {}
+  }
+
   /// The slow path, for stores with middleware, `onAction` taps or recorders.
   @usableFromInline
   func reduceWithExtras(_ original: any Action) -> Bool {
@@ -258,7 +272,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   func replaceState(with newState: State) {
     roundBoundary = registry.nextOrderPeek
     if needsOld { pendingOld = current }
-    lock.withLock { current = newState }
+    setCurrent(newState)
     if hasObservers { notify() }
   }
 
@@ -342,7 +356,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     }
     roundBoundary = registry.nextOrderPeek
     if needsOld { pendingOld = before }
-    lock.withLock { current = new }
+    setCurrent(new)
   }
 
   /// After every store of a transaction was published: `after` middleware, then observers.
