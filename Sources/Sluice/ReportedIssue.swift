@@ -21,6 +21,11 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let runawayActionChain = Kind("runawayActionChain")
     /// A store's `state` was read from inside one of its own reducers.
     public static let stateReadInsideReducer = Kind("stateReadInsideReducer")
+    /// Reducers on different threads read each other's stores while each held its own, before
+    /// the stores published a state: one read returned the store's initial state instead of
+    /// waiting forever. The stores publish their state from then on, so once they have, it
+    /// cannot happen again.
+    public static let stateReadCycle = Kind("stateReadCycle")
     /// `waitFor` declared an ordering cycle between stores; the edge that closes it is ignored.
     public static let storeOrderCycle = Kind("storeOrderCycle")
     /// A store type was registered twice on one dispatcher.

@@ -11,7 +11,7 @@ import Synchronization
 /// calling them costs no reference counting.
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
-  // @unchecked Sendable: immutable, or atomic (`extras`).
+  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`, `hasPublished`).
   @usableFromInline let lane: Lane
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
@@ -29,6 +29,12 @@ class AnyStoreCore: @unchecked Sendable {
   @usableFromInline let reduceOp: (AnyStoreCore, any Action, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
   @usableFromInline let notifyOp: (AnyStoreCore) -> Void
+  /// The tag of the thread running one of the store's reducers (``ReducerContext/threadTag``),
+  /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
+  /// running reducer from a reader's short hold of the lock.
+  @usableFromInline let reducingThread = Atomic<UInt>(0)
+  /// Whether the store published a state (see `StoreCore+Reading.swift`); set once.
+  let hasPublished = Atomic<Bool>(false)
 
   @usableFromInline
   init(
@@ -83,18 +89,30 @@ class AnyStoreCore: @unchecked Sendable {
 /// A store's state, handlers, observers and middleware.
 ///
 /// `current` is written only on the lane, under `lock`, and read from any thread under `lock`;
-/// the lane itself reads it without the lock (it is the only writer). Everything marked "lane
+/// the lane itself reads it without the lock (it is the only writer). Reducers change it in
+/// place, under `lock`, so a large state is not copied per action. Everything marked "lane
 /// only" is touched only by the thread holding the lane.
 ///
-/// No value is released under `lock`: a replaced state is swapped out and let go after
-/// unlocking, because its `deinit` may read the store.
+/// Reads never wait for a reducer once the store is *mirrored* (see `StoreCore+Reading.swift`):
+/// then `published`, under `publishedLock`, holds the state after the last completed step, and
+/// each step publishes its result before it lets `lock` go.
+///
+/// Locks are taken in the order `lock`, then `publishedLock`. Neither is held while user code
+/// runs, except `lock` around the reducers, and no value is released under either: a replaced
+/// state is swapped out and let go after unlocking, because its `deinit` may read the store.
 @usableFromInline
 final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   // @unchecked Sendable: see the type's discussion.
   @usableFromInline let lock = InternalLock()
   /// Exclusivity is enforced by the lane (one writer) and `lock` (readers), not at run time.
   @usableFromInline @exclusivity(unchecked) var current: State
-  @usableFromInline let reducingThread = Atomic<UInt>(0)
+  /// Nonzero once each step publishes its result: set once by a reader, never cleared.
+  @usableFromInline let mirrored = Atomic<Int>(0)
+  /// Guards `published`; held only to copy or swap it.
+  @usableFromInline let publishedLock = InternalLock()
+  /// The state after the last completed step, once the store published one. Only the lane
+  /// assigns it, from `current`, under `lock` too.
+  @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
   @usableFromInline let table: HandlerTable<State>
@@ -151,28 +169,6 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       notify: { core in unsafeDowncast(core, to: StoreCore<State>.self).notify() })
   }
 
-  /// The state, from any thread.
-  @usableFromInline
-  var state: State {
-    if lock.tryLock() {
-      defer { lock.unlock() }
-      return current
-    }
-    if reducingThread.load(ordering: .relaxed) == ThreadContext.currentID {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .stateReadInsideReducer,
-          message:
-            "Store<\(State.self)>.state was read from inside one of its own reducers; use the "
-            + "state the reducer receives. The initial state was returned instead.",
-          fileID: #fileID, line: #line))
-      return initialState
-    }
-    lock.lock()
-    defer { lock.unlock() }
-    return current
-  }
-
   override func slot(for type: ObjectIdentifier) -> Int? { table.slot(for: type) }
 
   /// Recomputes the flags the hot path reads, after the registry changed (lane only).
@@ -197,23 +193,53 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     return true
   }
 
-  @inlinable
+  /// Runs the reducers of `slot` on `current`, in place, under `lock`, and publishes the result
+  /// when the store is mirrored (lane only).
+  ///
+  /// The thread's tag is the address of its reducer depth, so marking the reducer as running
+  /// costs a few stores and no call.
+  @inlinable @inline(__always)
   func apply(slot: Int, action: any Action) {
     reducedInStep = true
+    let depth = ReducerContext.depth
     lock.lock()
-    reducingThread.store(ThreadContext.currentID, ordering: .relaxed)
+    reducingThread.store(UInt(bitPattern: depth), ordering: .relaxed)
+    depth.pointee &+= 1
     table.run(slot: slot, state: &current, action: action)
     reducingThread.store(0, ordering: .relaxed)
-    lock.unlock()
+    depth.pointee &-= 1
+    if mirrored.load(ordering: .relaxed) != 0 {
+      publishAndUnlock()
+    } else {
+      lock.unlock()
+    }
   }
 
-  /// Replaces `current` with `new` under `lock`; the replaced state is released after
-  /// unlocking (lane only).
+  /// Publishes `current` and lets `lock` go (the caller holds it); the replaced published state
+  /// is released after unlocking.
+  @usableFromInline
+  func publishAndUnlock() {
+    var replaced: State? = current
+    publishedLock.lock()
+    swap(&published, &replaced)
+    publishedLock.unlock()
+    if replaced == nil { hasPublished.store(true, ordering: .releasing) }
+    lock.unlock()
+    // Released here, outside the locks: a deinit may read the store.
+    withExtendedLifetime(replaced) {}
+  }
+
+  /// Replaces `current` with `new` (and publishes it, when the store is mirrored) under `lock`;
+  /// the replaced values are released after unlocking (lane only).
   func setCurrent(_ new: State) {
     var replaced = new
     lock.lock()
     swap(&current, &replaced)
-    lock.unlock()
+    if mirrored.load(ordering: .relaxed) != 0 {
+      publishAndUnlock()
+    } else {
+      lock.unlock()
+    }
     // Released here, outside the lock: a deinit may read the store.
     withExtendedLifetime(replaced) {}
   }

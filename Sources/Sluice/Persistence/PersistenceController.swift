@@ -162,7 +162,9 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     let core = store.core
     lock.withLock {
       reportTo = errors
-      readState = { core.state }
+      // Reads never make the store mirrored (a copy-on-write per action): the writer may wait
+      // for a running step instead.
+      readState = { core.committedState() }
       laneBarrier = { await core.lane.performAsync(.change) {} }
       lane = core.lane
     }
