@@ -180,7 +180,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   // MARK: - Reducing
 
-  @inlinable
+  /// Reduces `action` with the handlers of `slot` (lane only); returns whether `notify()` must
+  /// run after this step. Inlined into ``AnyStoreCore/reduceOp``, so a step pays one call.
+  @inlinable @inline(__always)
   func reduce(_ action: any Action, slot: Int) -> Bool {
     if extras.load(ordering: .relaxed) > 0 { return reduceWithExtras(action) }
     guard hasObservers else {
