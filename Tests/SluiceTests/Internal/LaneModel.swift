@@ -124,7 +124,7 @@ struct LaneModel {
     check(world, trace: trace)
     guard world.violations.isEmpty else { return }
     var moved = false
-    for index in world.threads.indices {
+    for index in world.threads.indices where mayMove(world.threads[index], in: world) {
       var next = world
       guard let label = step(&next, index) else { continue }
       moved = true
@@ -134,6 +134,17 @@ struct LaneModel {
   }
 
   // MARK: - Steps
+
+  /// A cheap look at whether `thread` can take a step, so a copy of the world is made only for
+  /// the threads that can.
+  private func mayMove(_ thread: Thread, in world: World) -> Bool {
+    switch thread.phase {
+    case .done: return false
+    case .blocked(_, let signalled): return signalled
+    case .suspended(let name): return world.resumed.contains(name)
+    default: return true
+    }
+  }
 
   /// Makes thread `index` take one step; returns a label, or `nil` when it cannot move.
   private func step(_ world: inout World, _ index: Int) -> String? {
