@@ -24,7 +24,10 @@ public class AnyStore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: AnyStore.addMultiReactor is abstract")
   }
 
-  /// The dispatcher whose lane this store is on.
+  /// The dispatcher whose lane this store is on: the same object every time.
+  ///
+  /// A store that is not registered keeps its dispatcher alive (see
+  /// "Identity and lifetime" in ``Dispatcher``).
   public var dispatcher: Dispatcher { anyCore.lane.dispatcher }
 
   /// Declares that this store reduces every action after `stores` did (Flux's `waitFor`).

@@ -21,7 +21,9 @@ public protocol StoreDefinition: Sendable {
 extension Dispatcher {
   /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime.
   ///
-  /// Registering a type twice is reported and returns the store registered first.
+  /// Registering a type twice is reported and returns the store registered first. A registered
+  /// store does not keep its dispatcher alive; the stores on the lane that are not registered
+  /// do (see "Identity and lifetime" in ``Dispatcher``).
   @inlinable @discardableResult
   public func register<S: StoreDefinition>(
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
@@ -45,20 +47,21 @@ extension Dispatcher {
   /// Keeps `store` for the dispatcher's lifetime, retrievable by its state type.
   ///
   /// The store must be on this dispatcher; registering a state type twice is reported and keeps
-  /// the first store.
+  /// the first store. Once registered, the store no longer keeps its dispatcher alive (see
+  /// "Identity and lifetime" in ``Dispatcher``).
   public func register<S>(_ store: Store<S>, file: StaticString = #fileID, line: UInt = #line) {
     _ = register(S.self, file: file, line: line) { store }
   }
 
   /// The store registered for `type`, if any.
   public func store<S>(_ type: S.Type) -> Store<S>? {
-    registry.withLock { $0[ObjectIdentifier(type)] } as? Store<S>
+    lane.registered(ObjectIdentifier(type)) as? Store<S>
   }
 
-  /// Forgets the store registered for `type`; it is deinitialized when nothing else holds it.
+  /// Forgets the store registered for `type`; it is deinitialized when nothing else holds it,
+  /// and keeps its dispatcher alive while something does.
   public func unregister<S>(_ type: S.Type) {
-    let removed = registry.withLock { $0.removeValue(forKey: ObjectIdentifier(type)) }
-    _ = removed  // released outside the lock: its deinit detaches it from the lane.
+    lane.unregister(ObjectIdentifier(type))
   }
 
   @usableFromInline
@@ -66,7 +69,7 @@ extension Dispatcher {
     _ type: S.Type, file: StaticString, line: UInt, make: () -> Store<S>
   ) -> Store<S> {
     let key = ObjectIdentifier(type)
-    if let existing = registry.withLock({ $0[key] }) as? Store<S> {
+    if let existing = lane.registered(key) as? Store<S> {
       lane.reporter.report(
         ReportedIssue(
           kind: .duplicateRegistration,
@@ -75,7 +78,7 @@ extension Dispatcher {
       return existing
     }
     let store = make()
-    registry.withLock { $0[key] = store }
+    _ = lane.register(store, key: key)
     return store
   }
 }

@@ -21,6 +21,28 @@
 ///   lane (an observer of lane A dispatching to a busy lane B) does not wait for B: its action
 ///   is queued on B and the call returns.
 /// - Reducers of one lane never run concurrently; `state` is safe to read from any thread.
+///
+/// ## Identity and lifetime
+/// A lane has one dispatcher: ``AnyStore/dispatcher`` and ``EffectContext/dispatcher`` return
+/// the same object every time (`store.dispatcher === store.dispatcher`), so what is registered
+/// on it — stores (``register(_:file:line:)-10kgd``) and effects (``addEffects(_:)``) — stays
+/// while the lane is in use:
+///
+/// ```swift
+/// let store = Store(initialState: Session(), reducer: sessionReducer)
+/// store.dispatcher.register(CurrentUser.self)           // kept: the store holds its dispatcher
+/// store.dispatcher.store(CurrentUser.self)              // the registered store
+/// ```
+///
+/// - Every store on the lane that is not registered keeps the dispatcher alive, and with it the
+///   registered stores and the dispatcher's effects.
+/// - Registered stores do not keep their dispatcher alive (the dispatcher holds them: the other
+///   way round would be a cycle). When the program lets go of the dispatcher and of every store
+///   on it that is not registered, the dispatcher is deinitialized, and its registered stores,
+///   its effects and the lane go with it.
+/// - A registered store the program still holds then stays on its lane as a store that is not
+///   registered: its `dispatcher` is from then on a new one, with an empty registry, which the
+///   store keeps alive. ``unregister(_:)`` makes a store one that is not registered, too.
 public final class Dispatcher: Sendable {
   /// What the lane does with an action dispatched from inside itself (by a reducer, middleware or
   /// synchronous observer).
@@ -32,9 +54,6 @@ public final class Dispatcher: Sendable {
   }
 
   @usableFromInline let lane: Lane
-  let registry = Guarded<[ObjectIdentifier: AnyStore]>([:])
-  /// The effect groups added with ``addEffects(_:)``, removed when the dispatcher goes.
-  let effectGroups = Guarded<[EffectGroup]>([])
 
   /// Creates a dispatcher.
   ///
@@ -58,15 +77,16 @@ public final class Dispatcher: Sendable {
       label: label, reentrancy: reentrancy, maxChainDepth: max(1, maxChainDepth),
       maxQueueDepth: maxQueueDepth.map { max(1, $0) }, reporter: reporter)
     self.init(lane: Lane(configuration: configuration))
+    lane.install(self)
   }
 
+  /// A handle of `lane`, not installed: ``Lane/dispatcher`` installs it.
   init(lane: Lane) {
     self.lane = lane
-    lane.lock.withLock { lane.handle = self }
   }
 
   deinit {
-    for group in effectGroups.withLock({ $0 }) { lane.removeEffects(group: group) }
+    lane.dispatcherGone()
   }
 
   /// The lane's label.
@@ -106,13 +126,5 @@ public final class Dispatcher: Sendable {
   /// queued, waits for room first.
   public func send(_ action: some Action) async {
     await lane.send(action)
-  }
-}
-
-extension Lane {
-  /// The public handle of this lane; a new one when every earlier handle is gone.
-  var dispatcher: Dispatcher {
-    if let existing = lock.withLock({ handle }) { return existing }
-    return Dispatcher(lane: self)
   }
 }

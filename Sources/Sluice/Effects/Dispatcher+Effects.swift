@@ -1,7 +1,9 @@
 extension Dispatcher {
   /// Registers effects on the lane itself, for actions no single store owns; they live as long
-  /// as this dispatcher object (or until the subscription is cancelled; dropping it does not end
-  /// them). Their context's state is `()`: reach stores through `context.dispatcher`.
+  /// as this dispatcher, which every store on the lane that is not registered keeps alive (see
+  /// "Identity and lifetime" in ``Dispatcher``), or until the subscription is cancelled (dropping
+  /// it does not end them). Their context's state is `()`: reach stores through
+  /// `context.dispatcher`.
   ///
   /// ```swift
   /// dispatcher.addEffects(
@@ -15,8 +17,7 @@ extension Dispatcher {
     let group = EffectGroup()
     let registrations = effects.registrations(
       group: group, lane: lane, readState: {}, errors: ErrorSink(channels: [lane.errors]))
-    effectGroups.withLock { $0.append(group) }
-    lane.addEffects(registrations)
+    lane.addDispatcherEffects(registrations, group: group)
     return Subscription(cancelsOnDeinit: false) { [lane] in
       lane.removeEffects(group: group)
     }

@@ -26,7 +26,7 @@ public struct EffectContext<State: Sendable>: Sendable {
   /// ``dispatcher`` instead.
   public var state: State { readState() }
 
-  /// The dispatcher whose lane the effect belongs to.
+  /// The dispatcher whose lane the effect belongs to: the one ``AnyStore/dispatcher`` returns.
   public var dispatcher: Dispatcher { lane.dispatcher }
 
   /// Whether the effect was cancelled: by its policy, ``Dispatcher/cancelEffects(id:)``, or its

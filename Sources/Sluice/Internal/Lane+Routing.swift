@@ -42,10 +42,13 @@ final class StepExtras {
 extension Lane {
   @usableFromInline
   func attach(_ core: AnyStoreCore) {
-    lock.withLock {
+    let hold = lock.withLock {
       cores.append(core)
       rebuildRoutingLocked()
+      // One more store that is not registered: the lane holds its dispatcher.
+      return reconcileHoldLocked()
     }
+    _ = hold  // `nil` (the lane holds its dispatcher now); released outside the lock anyway.
   }
 
   func detach(_ core: AnyStoreCore) {
@@ -54,9 +57,11 @@ extension Lane {
       cores.removeAll { $0 === core }
       orderEdges.removeAll { $0.store == id || $0.after == id }
       rebuildRoutingLocked()
-      return storage.retireLocked(core, whenIdle: forgetRoutes)
+      return (storage.retireLocked(core, whenIdle: forgetRoutes), reconcileHoldLocked())
     }
-    _ = released  // Released here, outside the lock: a core's deinit may take other locks.
+    // Released here, outside the lock: a core's deinit may take other locks, and the lane's
+    // dispatcher, when this was its last store that is not registered, deinitializes.
+    _ = released
   }
 
   /// The attached core with this identity, if any.
@@ -78,6 +83,7 @@ extension Lane {
     lock.withLock {
       let before = effectRegistrations.count
       effectRegistrations.removeAll { $0.group == group }
+      handle.effectGroups.removeAll { $0 == group }
       if effectRegistrations.count != before { rebuildRoutingLocked() }
     }
     effects.cancel(group: group)
@@ -135,7 +141,7 @@ extension Lane {
     return ordered
   }
 
-  private func rebuildRoutingLocked() {
+  func rebuildRoutingLocked() {
     let ordered = orderedCoresLocked()
     var types: Set<ObjectIdentifier> = []
     for core in ordered { types.formUnion(core.handledTypes) }

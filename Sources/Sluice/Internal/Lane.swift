@@ -63,7 +63,8 @@ final class Lane: @unchecked Sendable {
   var orderEdges: [(store: ObjectIdentifier, after: ObjectIdentifier)] = []
   var effectRegistrations: [EffectRegistration] = []
   var routing = Routing()
-  weak var handle: Dispatcher?
+  /// The lane's dispatcher, registry and dispatcher effects (see ``LaneHandle``).
+  var handle = LaneHandle()
 
   // Drainer only: one thread at a time, so exclusivity is not checked at run time.
   @exclusivity(unchecked) private var cachedRouting = Routing()

@@ -274,12 +274,16 @@ enum EffKey: Hashable, Sendable { case a, one }
     #expect(flags.count == 1, "the effects of a deinitialized store still run")
   }
 
-  // Dispatcher-level effects are cancelled when the Dispatcher object is deinitialized.
+  // Dispatcher-level effects are cancelled when the Dispatcher object is deinitialized: once the
+  // program let go of it and of every store on it that is not registered.
   @Test func dispatcherDeinitCancelsItsEffects() async {
     let gates = EffGates()
     let flags = Recorder<Bool>()
     var dispatcher: Dispatcher? = Dispatcher()
+    var owner: Store<EffState>? = effStore(dispatcher: dispatcher)
+    // A registered store does not keep its dispatcher alive.
     let store = effStore(dispatcher: dispatcher)
+    dispatcher?.register(store)
     dispatcher?.addEffects(
       Effects<Void>().on(EffPing.self) { _, context in
         await gates.wait()
@@ -291,6 +295,9 @@ enum EffKey: Hashable, Sendable { case a, one }
     store.dispatch(EffPing())
     #expect(await effEventually { gates.waiting() == 1 })
     dispatcher = nil
+    #expect(weakDispatcher != nil, "a store that is not registered keeps its dispatcher")
+    #expect(owner?.dispatcher === weakDispatcher)
+    owner = nil
     #expect(weakDispatcher == nil)
     gates.open()
     await effSettle(store)

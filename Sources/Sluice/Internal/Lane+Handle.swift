@@ -1,0 +1,125 @@
+/// The lane's one ``Dispatcher`` and what lives with it: the store registry and the dispatcher's
+/// effects.
+///
+/// A lane has at most one dispatcher at a time: `current`, held weakly. It is held strongly
+/// (`held`) while a store that is not registered is attached, so `store.dispatcher` is the same
+/// object for as long as the store lives. Registered stores do not count: the registry holds
+/// them, so their hold would be a cycle (dispatcher → registry → store → lane → dispatcher).
+/// When nothing holds the dispatcher any more (the program let go of it and of every store on
+/// it that is not registered), it goes, and its registered stores and effects go with it; a
+/// lane still used after that (through a registered store the program kept, or a running
+/// effect) makes a new dispatcher when asked for one.
+struct LaneHandle {
+  /// The dispatcher of the lane, if one exists.
+  weak var current: Dispatcher?
+  /// `current`, held while an attached store is not registered.
+  var held: Dispatcher?
+  /// The registered stores, by state type.
+  var registry: [ObjectIdentifier: AnyStore] = [:]
+  /// The groups of the effects registered on the dispatcher, removed when it goes.
+  var effectGroups: [EffectGroup] = []
+}
+
+/// What a dispatcher that went leaves behind, released outside the lane's lock.
+struct DispatcherLeftovers {
+  var stores: [AnyStore] = []
+  var effectGroups: [EffectGroup] = []
+}
+
+extension Lane {
+  /// The lane's dispatcher: the same object for as long as anything holds it (every store on
+  /// the lane that is not registered does); a new one when the earlier one went.
+  var dispatcher: Dispatcher {
+    if let existing = lock.withLock({ handle.current }) { return existing }
+    let made = Dispatcher(lane: self)
+    let (chosen, leftovers) = lock.withLock { () -> (Dispatcher, DispatcherLeftovers?) in
+      // Another thread may have made one meanwhile: the first one made wins.
+      if let existing = handle.current { return (existing, nil) }
+      let leftovers = takeLeftoversLocked()
+      handle.current = made
+      // Held from now on when a store that is not registered is attached (`held` was `nil`:
+      // it holds `current`, which was gone).
+      _ = reconcileHoldLocked()
+      return (made, leftovers)
+    }
+    if let leftovers { release(leftovers) }
+    return chosen
+  }
+
+  /// Makes `dispatcher` the handle of this new lane.
+  func install(_ dispatcher: Dispatcher) {
+    lock.withLock { handle.current = dispatcher }
+  }
+
+  /// Called when a dispatcher of this lane is deinitialized: its registry and effects go, unless
+  /// a newer dispatcher took them over already.
+  func dispatcherGone() {
+    // `current` reads `nil` once the dispatcher's deinitialization started.
+    let leftovers = lock.withLock { handle.current == nil ? takeLeftoversLocked() : nil }
+    if let leftovers { release(leftovers) }
+  }
+
+  /// Takes what a dispatcher that is gone left (under `lock`, with no current dispatcher).
+  private func takeLeftoversLocked() -> DispatcherLeftovers {
+    defer {
+      handle.registry.removeAll()
+      handle.effectGroups.removeAll()
+    }
+    // No hold to take: `held` holds `current`, which is gone.
+    return DispatcherLeftovers(
+      stores: Array(handle.registry.values), effectGroups: handle.effectGroups)
+  }
+
+  /// Releases what a dispatcher left, outside `lock`: its registered stores are deinitialized
+  /// (unless the program holds them), its effects removed and cancelled.
+  func release(_ leftovers: DispatcherLeftovers) {
+    for group in leftovers.effectGroups { removeEffects(group: group) }
+    _ = leftovers  // The stores are released here, outside the lock.
+  }
+
+  /// Holds the current dispatcher while an attached store is not registered, and lets go of it
+  /// otherwise (under `lock`); returns the hold let go of, to release after the lock.
+  func reconcileHoldLocked() -> Dispatcher? {
+    if cores.count > handle.registry.count {
+      if handle.held == nil { handle.held = handle.current }
+      return nil
+    }
+    return handle.held.take()
+  }
+
+  /// Registers `store` under `key`, unless a store is registered there already; returns the
+  /// store registered under `key` and whether it is `store`.
+  func register(_ store: AnyStore, key: ObjectIdentifier) -> (registered: AnyStore, isNew: Bool) {
+    let (result, hold) = lock.withLock { () -> ((AnyStore, Bool), Dispatcher?) in
+      if let existing = handle.registry[key] { return ((existing, false), nil) }
+      handle.registry[key] = store
+      return ((store, true), reconcileHoldLocked())
+    }
+    _ = hold  // Released here, outside the lock.
+    return result
+  }
+
+  /// The store registered under `key`, if any.
+  func registered(_ key: ObjectIdentifier) -> AnyStore? {
+    lock.withLock { handle.registry[key] }
+  }
+
+  /// Forgets the store registered under `key`; it is deinitialized (outside the lock) when
+  /// nothing else holds it.
+  func unregister(_ key: ObjectIdentifier) {
+    let removed = lock.withLock { () -> (AnyStore?, Dispatcher?) in
+      let store = handle.registry.removeValue(forKey: key)
+      return (store, reconcileHoldLocked())
+    }
+    _ = removed  // Released here, outside the lock: its deinit detaches it from the lane.
+  }
+
+  /// Adds the effects of the dispatcher, as one group that goes with the dispatcher.
+  func addDispatcherEffects(_ registrations: [EffectRegistration], group: EffectGroup) {
+    lock.withLock {
+      handle.effectGroups.append(group)
+      effectRegistrations.append(contentsOf: registrations)
+      rebuildRoutingLocked()
+    }
+  }
+}
