@@ -21,15 +21,17 @@ public protocol StoreDefinition: Sendable {
 extension Dispatcher {
   /// Creates the store of `type` on this dispatcher and keeps it for the dispatcher's lifetime.
   ///
-  /// Registering a type twice is reported and returns the store registered first. A registered
-  /// store does not keep its dispatcher alive; the stores on the lane that are not registered
-  /// do (see "Identity and lifetime" in ``Dispatcher``).
+  /// Registering a type twice is reported and returns the store registered first. Threads
+  /// registering one type at once get one store: exactly one is created (each caller may read
+  /// `S.initialState` and `S.reducer`). A registered store does not keep its dispatcher alive;
+  /// the stores on the lane that are not registered do (see "Identity and lifetime" in
+  /// ``Dispatcher``).
   @inlinable @discardableResult
   public func register<S: StoreDefinition>(
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
-    register(type, file: file, line: line) {
-      Store(initialState: S.initialState, dispatcher: self, reducer: S.reducer)
+    register(type, file: file, line: line) { lane in
+      StoreCore(initialState: S.initialState, reducer: S.reducer, lane: lane, isEqual: nil)
     }
   }
 
@@ -39,18 +41,31 @@ extension Dispatcher {
   public func register<S: StoreDefinition & Equatable>(
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
-    register(type, file: file, line: line) {
-      Store(initialState: S.initialState, dispatcher: self, reducer: S.reducer)
+    register(type, file: file, line: line) { lane in
+      StoreCore(
+        initialState: S.initialState, reducer: S.reducer, lane: lane, isEqual: { $0 == $1 })
     }
   }
 
   /// Keeps `store` for the dispatcher's lifetime, retrievable by its state type.
   ///
-  /// The store must be on this dispatcher; registering a state type twice is reported and keeps
-  /// the first store. Once registered, the store no longer keeps its dispatcher alive (see
-  /// "Identity and lifetime" in ``Dispatcher``).
+  /// The store must be on this dispatcher: a store of another dispatcher is reported as
+  /// ``ReportedIssue/Kind/foreignStore`` and not registered. Registering a state type twice is
+  /// reported and keeps the first store. Once registered, the store no longer keeps its
+  /// dispatcher alive (see "Identity and lifetime" in ``Dispatcher``).
   public func register<S>(_ store: Store<S>, file: StaticString = #fileID, line: UInt = #line) {
-    _ = register(S.self, file: file, line: line) { store }
+    guard store.core.lane === lane else {
+      lane.reporter.report(
+        ReportedIssue(
+          kind: .foreignStore,
+          message: "register(_:) was given a Store<\(S.self)> of another dispatcher; it was not "
+            + "registered on '\(label)'.",
+          fileID: "\(file)", line: line))
+      return
+    }
+    if !lane.register(store, key: ObjectIdentifier(S.self)).isNew {
+      reportDuplicate(S.self, file: file, line: line)
+    }
   }
 
   /// The store registered for `type`, if any.
@@ -64,21 +79,39 @@ extension Dispatcher {
     lane.unregister(ObjectIdentifier(type))
   }
 
+  /// Registers the store of `type`, made from the core `makeCore` returns, unless one is
+  /// registered already: the core is made outside every lock (its definition is user code),
+  /// and the store around it is created, attached and registered in one step of the lane's
+  /// lock, so racing callers create one store.
   @usableFromInline
   func register<S>(
-    _ type: S.Type, file: StaticString, line: UInt, make: () -> Store<S>
+    _ type: S.Type, file: StaticString, line: UInt, makeCore: (Lane) -> StoreCore<S>
   ) -> Store<S> {
     let key = ObjectIdentifier(type)
-    if let existing = lane.registered(key) as? Store<S> {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .duplicateRegistration,
-          message: "\(S.self) is already registered on '\(label)'; the first store was kept.",
-          fileID: "\(file)", line: line))
-      return existing
+    if let existing = lane.registered(key) {
+      reportDuplicate(S.self, file: file, line: line)
+      return Self.typed(existing)
     }
-    let store = make()
-    _ = lane.register(store, key: key)
-    return store
+    let core = makeCore(lane)
+    let (store, isNew) = lane.registerNew(key: key) { Store(core: core, middleware: []) }
+    // A losing caller's core was never attached; it is released here, outside the lock.
+    if !isNew { reportDuplicate(S.self, file: file, line: line) }
+    return Self.typed(store)
+  }
+
+  /// A store of the registry as the store of its key's state type.
+  private static func typed<S>(_ store: AnyStore) -> Store<S> {
+    guard let typed = store as? Store<S> else {
+      preconditionFailure("internal inconsistency: the registry holds another type under \(S.self)")
+    }
+    return typed
+  }
+
+  private func reportDuplicate<S>(_ type: S.Type, file: StaticString, line: UInt) {
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .duplicateRegistration,
+        message: "\(S.self) is already registered on '\(label)'; the first store was kept.",
+        fileID: "\(file)", line: line))
   }
 }

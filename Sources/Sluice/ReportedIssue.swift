@@ -43,7 +43,8 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let unencodableState = Kind("unencodableState")
     /// `settle()` was called from inside one of the lane's own effects; it returned at once.
     public static let settleInsideEffect = Kind("settleInsideEffect")
-    /// A store was asked to wait for a store on another dispatcher.
+    /// A store was asked to wait for a store on another dispatcher, or a dispatcher was asked to
+    /// register a store on another dispatcher; the request was ignored.
     public static let foreignStore = Kind("foreignStore")
     /// `Subscription.cancel()` waited ``Subscription/maximumCancelWait`` for a call of the
     /// observer running on another thread, and returned before it ended. The observer is not

@@ -99,6 +99,26 @@ extension Lane {
     return result
   }
 
+  /// Registers under `key` the store `make` creates around a core that is not attached, unless
+  /// a store is registered there already; returns the store registered under `key` and whether
+  /// it was created now.
+  ///
+  /// The check, the creation (internal code only: no user code runs, nothing is released), the
+  /// attachment and the registration are one step under the lock: racing callers create one
+  /// store.
+  func registerNew(
+    key: ObjectIdentifier, make: () -> AnyStore
+  ) -> (store: AnyStore, isNew: Bool) {
+    lock.withLock {
+      if let existing = handle.registry[key] { return (existing, false) }
+      let store = make()
+      attachLocked(store.anyCore)
+      handle.registry[key] = store
+      // One more store attached, and registered: the hold is unchanged.
+      return (store, true)
+    }
+  }
+
   /// The store registered under `key`, if any.
   func registered(_ key: ObjectIdentifier) -> AnyStore? {
     lock.withLock { handle.registry[key] }

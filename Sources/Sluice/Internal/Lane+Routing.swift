@@ -43,12 +43,17 @@ extension Lane {
   @usableFromInline
   func attach(_ core: AnyStoreCore) {
     let hold = lock.withLock {
-      cores.append(core)
-      rebuildRoutingLocked()
+      attachLocked(core)
       // One more store that is not registered: the lane holds its dispatcher.
       return reconcileHoldLocked()
     }
     _ = hold  // `nil` (the lane holds its dispatcher now); released outside the lock anyway.
+  }
+
+  /// Adds `core` to the lane's stores and routing (under `lock`).
+  func attachLocked(_ core: AnyStoreCore) {
+    cores.append(core)
+    rebuildRoutingLocked()
   }
 
   func detach(_ core: AnyStoreCore) {

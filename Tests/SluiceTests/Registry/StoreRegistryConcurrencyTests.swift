@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Sluice
+
+/// A store definition that counts the stores made from it on each lane they joined.
+struct RegCounted: StoreDefinition {
+  var renamed = 0
+  static let initialState = RegCounted()
+  static let reducer = Reducer<RegCounted>()
+    .on(RegUserRenamed.self) { state, _ in state.renamed += 1 }
+}
+
+@Suite("Store registry: misuse and races")
+struct StoreRegistryConcurrencyTests {
+  @Test func registeringAStoreOfAnotherDispatcherIsReportedAndIgnored() {
+    let log = IssueLog()
+    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let other = Dispatcher(reporter: .ignoring)
+    let foreign = Store(initialState: RegUser(), dispatcher: other, reducer: RegUser.reducer)
+
+    dispatcher.register(foreign)
+
+    #expect(dispatcher.store(RegUser.self) == nil, "a store of another lane is not registered")
+    #expect(log.issues.map(\.kind) == [.foreignStore])
+    #expect(other.store(RegUser.self) == nil)
+  }
+
+  @Test func threadsRacingToRegisterATypeCreateExactlyOneStore() async {
+    let threads = 8
+    for _ in 0..<40 {
+      let log = IssueLog()
+      let dispatcher = Dispatcher(reporter: .collecting(into: log))
+      let stores = Recorder<Store<RegCounted>>()
+      let arrived = Atomic<Int>(0)
+      let finished = await runOnThreads(threads, timeout: 30) { _ in
+        // Every thread spins until all arrived, so the calls overlap.
+        arrived.add(1, ordering: .relaxed)
+        while arrived.load(ordering: .relaxed) < threads {}
+        stores.append(dispatcher.register(RegCounted.self))
+      }
+      #expect(finished)
+
+      let identities = Set(stores.values.map(ObjectIdentifier.init))
+      #expect(identities.count == 1, "every caller got the one store")
+      #expect(dispatcher.lane.orderedCores.count == 1, "exactly one store joined the lane")
+      #expect(
+        log.issues.map(\.kind) == Array(repeating: .duplicateRegistration, count: threads - 1))
+      dispatcher.dispatch(RegUserRenamed(name: "Ada"))
+      #expect(dispatcher.store(RegCounted.self)?.state.renamed == 1)
+      if identities.count != 1 || dispatcher.lane.orderedCores.count != 1 { break }
+    }
+  }
+}
