@@ -6,7 +6,8 @@
   import Musl
 #endif
 
-/// The one lock type of Sluice: a `pthread_mutex_t` with a condition variable beside it.
+/// The one lock type of Sluice: a `pthread_mutex_t`. A thread that waits under it waits on an
+/// ``InternalCondition`` of its own.
 ///
 /// `Synchronization.Mutex` is avoided on purpose: the thread sanitizer on Linux reports false
 /// races on it, and Sluice runs its concurrency tests under the sanitizer.
@@ -15,24 +16,17 @@
 /// Sluice lock is held, except reducers, which run under their store's lock and are pure.
 @usableFromInline
 final class InternalLock: @unchecked Sendable {
-  // @unchecked Sendable: the pointers are allocated once, never reassigned, and every access to
-  // the memory they point to goes through the pthread calls, which are thread-safe.
+  // @unchecked Sendable: the pointer is allocated once, never reassigned, and every access to
+  // the memory it points to goes through the pthread calls, which are thread-safe.
   @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private let condition: UnsafeMutablePointer<pthread_cond_t>
 
   @usableFromInline init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     pthread_mutex_init(mutex, nil)
-    condition = .allocate(capacity: 1)
-    condition.initialize(to: pthread_cond_t())
-    pthread_cond_init(condition, nil)
   }
 
   deinit {
-    pthread_cond_destroy(condition)
-    condition.deinitialize(count: 1)
-    condition.deallocate()
     pthread_mutex_destroy(mutex)
     mutex.deinitialize(count: 1)
     mutex.deallocate()
@@ -54,12 +48,6 @@ final class InternalLock: @unchecked Sendable {
     defer { pthread_mutex_unlock(mutex) }
     return try body()
   }
-
-  /// Waits on the condition; the lock must be held, and is held again on return.
-  func wait() { pthread_cond_wait(condition, mutex) }
-
-  /// Wakes every thread waiting on the condition.
-  func broadcast() { pthread_cond_broadcast(condition) }
 
   /// Waits on `condition`, which belongs to this lock; the lock must be held, and is held again
   /// on return.
