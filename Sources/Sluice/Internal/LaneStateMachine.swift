@@ -129,6 +129,11 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
   private(set) var horizon: Seq = 0
+  /// How many items nobody blocks on a caller whose chain is done may still run.
+  private var extraLeft = 0
+  /// The most items nobody blocks on that a caller runs after its own chain (so a flood of
+  /// asynchronous dispatches costs it at most this much before it returns).
+  static var extraBudget: Int { 32 }
   let maxQueueDepth: Int?
 
   init(maxQueueDepth: Int? = nil) {
@@ -322,12 +327,15 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   mutating func next() -> (Wake, Step) {
     var wake = Wake()
     if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil {
-      // The caller's chain is done. It still runs the items that blocked callers queued before
-      // that moment (they wait anyway, and a hand-over per item would make the lane wait for
-      // each of their threads to be scheduled); then it returns, and somebody else takes the
-      // rest. Both are bounded: nothing queued later, and no item nobody blocks on.
-      if horizon == 0 { horizon = nextSeq }
-      if let item = popForBlockedCaller(&wake) { return (wake, .run(item)) }
+      // The caller's chain is done. It still runs what was queued before that moment: every
+      // item a blocked caller waits for (it waits anyway, and a hand-over per item would make
+      // the lane wait for each thread to be scheduled), and up to ``extraBudget`` others; then
+      // it returns, and somebody else takes the rest. Bounded either way: nothing queued later.
+      if horizon == 0 {
+        horizon = nextSeq
+        extraLeft = Self.extraBudget
+      }
+      if let item = popQueuedBeforeHorizon(&wake) { return (wake, .run(item)) }
       let step = handOff(&wake)
       return (wake, step)
     }
@@ -426,9 +434,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     }
   }
 
-  /// The next runnable item, when it belongs to the chain of a blocked caller and was queued
-  /// before ``horizon``.
-  private mutating func popForBlockedCaller(_ wake: inout Wake) -> Item? {
+  /// The next runnable item, when it was queued before ``horizon`` and it belongs to the chain
+  /// of a blocked caller or the caller still has budget for it.
+  private mutating func popQueuedBeforeHorizon(_ wake: inout Wake) -> Item? {
     let candidate: Item?
     if let first = bypass.first {
       candidate = first
@@ -437,9 +445,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     } else {
       candidate = nil
     }
-    guard let item = candidate, item.seq < horizon, item.root != 0,
-      case .thread? = roots[item.root]?.waiter
-    else { return nil }
+    guard let item = candidate, item.seq < horizon else { return nil }
+    if case .thread? = roots[item.root]?.waiter {
+      // A blocked caller's item: always.
+    } else if extraLeft > 0 {
+      extraLeft -= 1
+    } else {
+      return nil
+    }
     if item.bypass {
       _ = bypass.popFirst()
     } else {

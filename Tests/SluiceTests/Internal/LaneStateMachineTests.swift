@@ -278,73 +278,64 @@ import Testing
     #expect(machine.isIdle)
   }
 
-  @Test func aCallerWhoseChainIsDoneRunsWhatBlockedCallersQueuedBeforeThenHandsOn() {
+  @Test func aCallerWhoseChainIsDoneRunsWhatWasQueuedBeforeThenHandsOn() {
     var machine = Machine()
-    do {
-      let action = machine.submit("mine", bypass: false, completion: .block)
-      #expect(action == .drain)
-    }
-    // Queued while the caller drains: a blocked caller, then an asynchronous item, then another
-    // blocked caller.
-    do {
-      let action = machine.submit("theirs", bypass: false, completion: .block)
-      #expect(action == .wait(2))
-    }
-    do {
-      let action = machine.submit("async", bypass: false, completion: .none)
-      #expect(action == .none)
-    }
-    do {
-      let action = machine.submit("later", bypass: false, completion: .block)
-      #expect(action == .wait(4))
-    }
+    #expect(machine.submit("mine", bypass: false, completion: .block) == .drain)
+    // Queued while the caller drains: a blocked caller, then an asynchronous item.
+    #expect(machine.submit("theirs", bypass: false, completion: .block) == .wait(2))
+    #expect(machine.submit("async", bypass: false, completion: .none) == .none)
     guard let mine = nextItem(&machine) else {
       Issue.record("mine did not run")
       return
     }
     _ = machine.finish(mine)
-    // "theirs" waits for its thread anyway: the caller runs it.
+    // Both were queued before the caller's chain was done: it runs them.
     guard let theirs = nextItem(&machine) else {
       Issue.record("theirs did not run")
       return
     }
     #expect(theirs.payload == "theirs")
-    do {
-      let wake = machine.finish(theirs)
-      #expect(wake.threads == [2])
+    #expect(machine.finish(theirs).threads == [2])
+    guard let async = nextItem(&machine) else {
+      Issue.record("async did not run")
+      return
     }
-    // Nobody blocks on "async": the caller hands the lane to the blocked caller behind it.
+    #expect(async.payload == "async")
+    _ = machine.finish(async)
+    // Queued afterwards: the caller hands the lane to the thread that waits for it.
+    #expect(machine.submit("later", bypass: false, completion: .block) == .wait(4))
     let (wake, step) = machine.next()
     guard case .stop(scheduleWorker: false) = step else {
       Issue.record("no hand-over")
       return
     }
     #expect(wake.threads == [4])
-    do {
-      let outcome = machine.takeOutcome(4)
-      #expect(outcome == .drain)
-    }
+    #expect(machine.takeOutcome(4) == .drain)
     #expect(machine.drainer == .caller(4))
-    #expect(drainAll(&machine).ran == ["async", "later"])
+    #expect(drainAll(&machine).ran == ["later"])
   }
 
-  @Test func aCallerWhoseChainIsDoneHandsAsynchronousWorkToTheWorker() {
+  @Test func aCallerHandsAsynchronousWorkBeyondItsBudgetToTheWorker() {
     var machine = Machine()
-    do {
-      let action = machine.submit("mine", bypass: false, completion: .block)
-      #expect(action == .drain)
+    #expect(machine.submit("mine", bypass: false, completion: .block) == .drain)
+    let flood = (0...Machine.extraBudget).map { "async \($0)" }
+    for name in flood {
+      #expect(machine.submit(name, bypass: false, completion: .none) == .none)
     }
-    _ = machine.submit("async", bypass: false, completion: .none)
-    guard let mine = nextItem(&machine) else {
-      Issue.record("mine did not run")
-      return
+    var ran: [String] = []
+    var step = machine.next().1
+    while case .run(let item) = step {
+      ran.append(item.payload)
+      _ = machine.finish(item)
+      step = machine.next().1
     }
-    _ = machine.finish(mine)
-    guard case .stop(scheduleWorker: true) = machine.next().1 else {
+    #expect(ran == ["mine"] + flood.dropLast())
+    guard case .stop(scheduleWorker: true) = step else {
       Issue.record("the worker was not asked for")
       return
     }
     #expect(machine.drainer == .worker(started: false))
+    #expect(machine.queueDepth == 1)
   }
 
   @Test func aSenderIsResumedAfterItsChainEvenWhenALockHeldIt() {
