@@ -17,6 +17,11 @@
 /// ```
 ///
 /// Middleware runs on the lane; it may dispatch (the action is queued after the current one).
+///
+/// The store's effects follow what its middleware decided: an action it dropped starts none of
+/// the store's effects (nor reaches the store's error channel), and an action it replaced starts
+/// the store's effects of the replacement, with the replacement. See ``Effects`` for the
+/// dispatcher's effects.
 public struct Middleware<State: Sendable>: Sendable {
   /// What an interceptor decides about an action.
   public enum Decision: Sendable {
@@ -65,5 +70,21 @@ public struct Middleware<State: Sendable>: Sendable {
     _ body: @escaping @Sendable (_ action: any Action, _ old: State, _ new: State) -> Void
   ) -> Middleware {
     Middleware(after: body)
+  }
+}
+
+/// What a store's middleware made of the action of the current lane step (lane only).
+enum MiddlewareOutcome {
+  /// The action went on as dispatched, or the store ran no middleware for it.
+  case passed
+  /// A middleware dropped the action: the store did not reduce it.
+  case dropped
+  /// A middleware replaced the action: the store went on with this one.
+  case replaced(any Action)
+
+  /// Whether the store did not go on with the action as dispatched.
+  var diverts: Bool {
+    if case .passed = self { return false }
+    return true
   }
 }

@@ -16,7 +16,8 @@ extension Dispatcher {
   public func addEffects(_ effects: Effects<Void>) -> Subscription {
     let group = EffectGroup()
     let registrations = effects.registrations(
-      group: group, lane: lane, readState: {}, errors: ErrorSink(channels: [lane.errors]))
+      group: group, owner: nil, lane: lane, readState: {},
+      errors: ErrorSink(channels: [lane.errors]))
     lane.addDispatcherEffects(registrations, group: group)
     return Subscription(cancelsOnDeinit: false) { [lane] in
       lane.removeEffects(group: group)

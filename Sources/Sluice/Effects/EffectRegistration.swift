@@ -16,6 +16,10 @@ final class EffectRegistration: Sendable {
   let kind: Kind
   /// The registrations added together (an `Effects` value), removed and cancelled together.
   let group: EffectGroup
+  /// The store whose effect this is (its middleware decides whether it starts); `nil` for the
+  /// dispatcher's effects. Strong, like the operation's state reader: the store removes its
+  /// registrations when it is deinitialized.
+  let owner: AnyStoreCore?
   let errors: ErrorSink
   let source: ErrorEvent.Source
   /// Makes the operation for one action (on the lane); `nil` when the action is not of the
@@ -24,13 +28,14 @@ final class EffectRegistration: Sendable {
 
   init(
     actionType: ObjectIdentifier, key: Int, kind: Kind, group: EffectGroup,
-    errors: ErrorSink, source: ErrorEvent.Source,
+    owner: AnyStoreCore?, errors: ErrorSink, source: ErrorEvent.Source,
     operation: @escaping @Sendable (any Action) -> (@Sendable () async throws -> Void)?
   ) {
     self.actionType = actionType
     self.key = key
     self.kind = kind
     self.group = group
+    self.owner = owner
     self.errors = errors
     self.source = source
     self.operation = operation

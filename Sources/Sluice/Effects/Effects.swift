@@ -20,6 +20,14 @@
 ///   store reduced the action and synchronous observers ran — as a Swift task, outside the
 ///   lane, so it never blocks dispatching. Actions reduced inside a committed transaction start
 ///   their effects when it commits; an aborted transaction starts none.
+/// - A store's effects follow its ``Middleware``: an action the store's middleware dropped starts
+///   none of them; an action it replaced starts those of the replacement (with the replacement),
+///   not those of the original. The dispatcher's effects (``Dispatcher/addEffects(_:)``) follow
+///   the action as dispatched: they start unless some store's middleware dropped it and no store
+///   took it (reduced it or a replacement of it). An error an action carries is reported by the
+///   same rules: not on the channel of a store that dropped it, and not on the dispatcher's when
+///   the action was dropped and not taken. Middleware does not see actions reduced in a
+///   transaction: their effects start when it commits.
 /// - Its ``EffectPolicy`` decides what happens when the action arrives again while a run is in
 ///   flight: run again, cancel the old run, ignore the new action, or debounce.
 /// - Effects are cancelled when their store (or dispatcher) is deinitialized, when the
@@ -90,17 +98,17 @@ public struct Effects<State: Sendable>: Sendable {
     return copy
   }
 
-  /// Binds the specs to a lane, a state and error channels, as one group.
+  /// Binds the specs to a lane, a state and error channels, as one group of `owner` (`nil` for
+  /// the dispatcher).
   func registrations(
-    group: EffectGroup, lane: Lane, readState: @escaping @Sendable () -> State,
-    errors: ErrorSink
+    group: EffectGroup, owner: AnyStoreCore?, lane: Lane,
+    readState: @escaping @Sendable () -> State, errors: ErrorSink
   ) -> [EffectRegistration] {
     specs.map { spec in
       let source = ErrorEvent.Source.effect(actionType: spec.actionName)
       return EffectRegistration(
         actionType: spec.actionType, key: lane.effects.key(for: spec.id), kind: spec.kind,
-        group: group,
-        errors: errors, source: source
+        group: group, owner: owner, errors: errors, source: source
       ) { action in
         spec.operation(
           action,

@@ -9,7 +9,7 @@ extension Store {
     let group = EffectGroup()
     let core = self.core
     let registrations = effects.registrations(
-      group: group, lane: core.lane, readState: { core.state }, errors: errorSink)
+      group: group, owner: core, lane: core.lane, readState: { core.state }, errors: errorSink)
     core.lane.addEffects(registrations)
     core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: group) }
     return Subscription(cancelsOnDeinit: false) { [lane = core.lane] in

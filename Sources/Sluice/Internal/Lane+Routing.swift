@@ -27,15 +27,19 @@ struct TypeRoute {
   let extras: StepExtras?
 }
 
-/// What runs after the reducers of an action type: its effects, and the report of the error it
-/// carries.
+/// What runs after the reducers of an action type: its effects, the report of the error it
+/// carries, and the reading of what the stores' middleware decided.
 final class StepExtras {
   let effects: [EffectRegistration]
   let carriesErrors: Bool
+  /// Whether a store on the route has middleware (or taps), which may drop or replace the
+  /// action.
+  let mayIntercept: Bool
 
-  init(effects: [EffectRegistration], carriesErrors: Bool) {
+  init(effects: [EffectRegistration], carriesErrors: Bool, mayIntercept: Bool) {
     self.effects = effects
     self.carriesErrors = carriesErrors
+    self.mayIntercept = mayIntercept
   }
 }
 

@@ -233,9 +233,22 @@ final class Lane: @unchecked Sendable {
     if let extras { finishStep(action, extras: extras, routes: routes) }
   }
 
-  /// Reports the error an action carries and starts its effects (drainer only).
+  /// Reports the error an action carries and starts its effects (drainer only), as the stores'
+  /// middleware decided (see `finishStepAfterMiddleware`).
   @inline(never)
   private func finishStep(_ action: any Action, extras: StepExtras, routes: [Route]) {
+    if extras.mayIntercept {
+      return finishStepAfterMiddleware(action, extras: extras, routes: routes)
+    }
+    finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
+  }
+
+  /// Reports the error an action carries and starts its effects, whatever middleware decided
+  /// (drainer only).
+  @inline(__always)
+  private func finishStepIgnoringMiddleware(
+    _ action: any Action, extras: StepExtras, routes: [Route]
+  ) {
     if extras.carriesErrors, let error = (action as? any ErrorCarrying)?.error {
       let event = ErrorEvent(
         error: error, action: action, source: .action("\(type(of: action))"))
@@ -247,12 +260,77 @@ final class Lane: @unchecked Sendable {
     for registration in extras.effects { effects.trigger(registration, action: action) }
   }
 
+  /// ``finishStep(_:extras:routes:)`` when a store on the route has middleware
+  /// (see ``Effects``): a store's effects and error report follow what its middleware made of
+  /// the action; the lane's are vetoed when a store dropped the action and none took it (reduced
+  /// it or a replacement of it). Each decision is read once, then reset.
+  private func finishStepAfterMiddleware(_ action: any Action, extras: StepExtras, routes: [Route])
+  {
+    var diverted = false
+    var dropped = false
+    var taken = false
+    for route in routes {
+      switch route.core.middlewareOutcome {
+      case .passed: taken = taken || route.slot >= 0 || route.core.hasCatchAll
+      case .dropped:
+        dropped = true
+        diverted = true
+      case .replaced:
+        taken = true
+        diverted = true
+      }
+    }
+    let vetoed = dropped && !taken
+    if extras.carriesErrors, !vetoed, let error = (action as? any ErrorCarrying)?.error {
+      let event = ErrorEvent(
+        error: error, action: action, source: .action("\(type(of: action))"))
+      for route in routes where route.slot >= 0 || route.core.hasCatchAll {
+        if diverted, route.core.middlewareOutcome.diverts { continue }
+        route.core.errors.receive(event)
+      }
+      errors.receive(event)
+    }
+    for registration in extras.effects {
+      if let owner = registration.owner {
+        if diverted, owner.middlewareOutcome.diverts { continue }
+      } else if vetoed {
+        continue
+      }
+      effects.trigger(registration, action: action)
+    }
+    if diverted { finishReplacements(routes) }
+    for route in routes { route.core.middlewareOutcome = .passed }
+  }
+
+  /// Starts the effects of the replacements the stores' middleware reduced, each store its own,
+  /// and reports the errors they carry (drainer only).
+  private func finishReplacements(_ routes: [Route]) {
+    for route in routes {
+      guard case .replaced(let replacement) = route.core.middlewareOutcome else { continue }
+      let replacementType = type(of: replacement)
+      let id = ObjectIdentifier(replacementType)
+      if let error = (replacement as? any ErrorCarrying)?.error,
+        route.core.slot(for: id) != nil || route.core.hasCatchAll
+      {
+        let event = ErrorEvent(
+          error: error, action: replacement, source: .action("\(replacementType)"))
+        route.core.errors.receive(event)
+        errors.receive(event)
+      }
+      for registration in cachedRouting.effects[id] ?? [] where registration.owner === route.core {
+        effects.trigger(registration, action: replacement)
+      }
+    }
+  }
+
   /// Runs what follows the reducers of `action` when it was reduced elsewhere: in a
-  /// transaction that committed (drainer only).
+  /// transaction that committed, where middleware does not see the action (drainer only).
   func finishStep(after action: any Action) {
     let actionType = type(of: action)
     let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
-    if let extras = lastExtras { finishStep(action, extras: extras, routes: routes) }
+    if let extras = lastExtras {
+      finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
+    }
   }
 
   /// Picks up a new routing table, if any, and frees the cores it no longer names.
@@ -304,10 +382,15 @@ final class Lane: @unchecked Sendable {
   private func classify(_ id: ObjectIdentifier, type: any Action.Type) -> TypeRoute {
     let effects = cachedRouting.effects[id] ?? []
     let carriesErrors = type is any ErrorCarrying.Type
+    let routes = cachedRouting.byType[id] ?? cachedRouting.everyAction
+    // A store with middleware (or taps) may drop or replace the action: its decision is read
+    // after the step, whatever effects the action type has.
+    let mayIntercept = routes.contains { $0.core.extras.load(ordering: .relaxed) > 0 }
     let route = TypeRoute(
-      routes: cachedRouting.byType[id] ?? cachedRouting.everyAction,
-      extras: effects.isEmpty && !carriesErrors
-        ? nil : StepExtras(effects: effects, carriesErrors: carriesErrors))
+      routes: routes,
+      extras: effects.isEmpty && !carriesErrors && !mayIntercept
+        ? nil
+        : StepExtras(effects: effects, carriesErrors: carriesErrors, mayIntercept: mayIntercept))
     typeRoutes[id] = route
     return route
   }

@@ -25,6 +25,9 @@ class AnyStoreCore: @unchecked Sendable {
   /// Whether the store ran a reducer in the current step; kept only for exclusive actions,
   /// which reset it first (lane only).
   @usableFromInline @exclusivity(unchecked) var reducedInStep = false
+  /// What the store's middleware made of the current step's action: set by `reduceWithExtras`,
+  /// read and reset by the lane when it starts the step's effects (lane only).
+  @exclusivity(unchecked) var middlewareOutcome = MiddlewareOutcome.passed
   /// Reduces an action (lane only); returns whether `notifyOp` must run after this step.
   @usableFromInline let reduceOp: (AnyStoreCore, any Action, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
@@ -249,6 +252,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// The slow path, for stores with middleware, `onAction` taps or recorders.
   @usableFromInline
   func reduceWithExtras(_ original: any Action) -> Bool {
+    middlewareOutcome = .passed
     roundBoundary = registry.nextOrderPeek
     let before = current
     for tap in taps where !tap.gate.isCancelled {
@@ -259,8 +263,11 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       guard let intercept = entry.middleware.intercept else { continue }
       switch intercept(action, before) {
       case .proceed: continue
-      case .replace(let replacement): action = replacement
+      case .replace(let replacement):
+        action = replacement
+        middlewareOutcome = .replaced(replacement)
       case .drop:
+        middlewareOutcome = .dropped
         record(original, before: before, reduced: false)
         return false
       }
