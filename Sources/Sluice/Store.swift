@@ -12,8 +12,9 @@
 /// ```
 ///
 /// A store made without a ``Dispatcher`` owns a private one; stores made with the same
-/// dispatcher share its lane and its order. `state` can be read from any thread and is never
-/// torn. When `State` is `Equatable`, whole-state observers are called only when the state
+/// dispatcher share its lane and its order. A store joins its lane last, once its effects and
+/// persistence are in place: on a busy shared lane, every action it reduces starts its effects
+/// and is saved. `state` can be read from any thread and is never torn. When `State` is `Equatable`, whole-state observers are called only when the state
 /// really changed.
 ///
 /// A store is deinitialized when the last reference to it goes; its observers, subscriptions and
@@ -64,21 +65,33 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
 
   /// What every public initializer does: makes the core (from inlinable code, so its lane
   /// operations are specialized for `State`), starting from `restored` when persistence found
-  /// a state, attaches it to its lane and registers the effects.
+  /// a state, lets `beforeJoining` wire the rest (the persistence), then joins the lane with
+  /// the effects (see ``join(effects:)``).
   @inlinable
   convenience init(
     initialState: State, dispatcher: Dispatcher?, reducer: Reducer<State>,
     middleware: [Middleware<State>], effects: Effects<State>,
     isEqual: (@Sendable (State, State) -> Bool)?, restored: State? = nil,
-    persistence: (any PersistenceHandle)? = nil
+    persistence: (any PersistenceHandle)? = nil,
+    beforeJoining: ((Store<State>) -> Void)? = nil
   ) {
     let core = StoreCore(
       initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
       isEqual: isEqual)
     if let restored { core.current = restored }
     self.init(core: core, middleware: middleware, persistence: persistence)
-    core.lane.attach(core)
-    addInitialEffects(effects)
+    beforeJoining?(self)
+    join(effects: effects)
+  }
+
+  /// Attaches the store to its lane, last: once attached, a busy shared lane may route an action
+  /// to it at once, so everything that must see its actions is in place before. The effects
+  /// given at init are added in the same step of the lane's lock as the attachment (an effect
+  /// never starts for an action the store did not see), and the persistence's step hook was set
+  /// by `beforeJoining` (every action the store reduces is saved).
+  @usableFromInline
+  func join(effects: Effects<State>) {
+    core.lane.attach(core, effects: initialEffectRegistrations(effects))
   }
 
   /// Wraps a core that is not attached yet; the caller attaches it (from inlinable code, so the

@@ -6,22 +6,29 @@ extension Store {
   /// ``init(initialState:dispatcher:reducer:middleware:effects:)-lhdv``.
   @discardableResult
   public func addEffects(_ effects: Effects<State>) -> Subscription {
-    let group = EffectGroup()
-    let core = self.core
-    let registrations = effects.registrations(
-      group: group, owner: core, lane: core.lane, readState: { core.state }, errors: errorSink)
+    let (group, registrations) = bind(effects)
     core.lane.addEffects(registrations)
-    core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: group) }
     return Subscription(cancelsOnDeinit: false) { [lane = core.lane] in
       lane.removeEffects(group: group)
     }
   }
 
-  /// Registers the effects given at init.
-  @usableFromInline
-  func addInitialEffects(_ effects: Effects<State>) {
-    guard effects.count > 0 else { return }
-    addEffects(effects)
+  /// The registrations of the effects given at init, for ``join(effects:)``.
+  func initialEffectRegistrations(_ effects: Effects<State>) -> [EffectRegistration] {
+    guard effects.count > 0 else { return [] }
+    return bind(effects).registrations
+  }
+
+  /// Binds `effects` to this store as one group, removed when the store is deinitialized.
+  private func bind(
+    _ effects: Effects<State>
+  ) -> (group: EffectGroup, registrations: [EffectRegistration]) {
+    let group = EffectGroup()
+    let core = self.core
+    let registrations = effects.registrations(
+      group: group, owner: core, lane: core.lane, readState: { core.state }, errors: errorSink)
+    core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: group) }
+    return (group, registrations)
   }
 
   /// The channels an error of this store goes to.

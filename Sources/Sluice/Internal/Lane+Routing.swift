@@ -44,9 +44,11 @@ final class StepExtras {
 }
 
 extension Lane {
-  @usableFromInline
-  func attach(_ core: AnyStoreCore) {
+  /// Attaches `core`, and adds `registrations` (its effects) in the same step: no action is
+  /// routed to the store without its effects.
+  func attach(_ core: AnyStoreCore, effects registrations: [EffectRegistration] = []) {
     let hold = lock.withLock {
+      effectRegistrations.append(contentsOf: registrations)
       attachLocked(core)
       // One more store that is not registered: the lane holds its dispatcher.
       return reconcileHoldLocked()

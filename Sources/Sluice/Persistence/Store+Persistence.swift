@@ -29,8 +29,7 @@ extension Store where State: Codable {
     self.init(
       initialState: initialState, dispatcher: dispatcher, reducer: reducer,
       middleware: middleware, effects: effects, isEqual: nil, restored: controller.restored,
-      persistence: controller)
-    startPersistence(controller)
+      persistence: controller, beforeJoining: { $0.startPersistence(controller) })
   }
 
   /// Creates a persisted store whose whole-state observers are called only on real changes.
@@ -47,10 +46,12 @@ extension Store where State: Codable {
     self.init(
       initialState: initialState, dispatcher: dispatcher, reducer: reducer,
       middleware: middleware, effects: effects, isEqual: { $0 == $1 },
-      restored: controller.restored, persistence: controller)
-    startPersistence(controller)
+      restored: controller.restored, persistence: controller,
+      beforeJoining: { $0.startPersistence(controller) })
   }
 
+  /// Starts the persistence of this store, before the store joins its lane (so it sees every
+  /// action the store reduces).
   @usableFromInline
   func startPersistence(_ controller: PersistenceController<State>) {
     controller.start(store: self, errors: errorSink)
@@ -63,12 +64,14 @@ extension Store where State: Codable {
 
   /// Calls `body` on the lane after every step in which the store reduced an action (changed
   /// or not: nothing is copied or compared), for the persistence.
+  ///
+  /// Called before the store joins its lane (from ``startPersistence(_:)``): no lane step can
+  /// reach the core yet, so the hook is set here, and the lock of the attachment publishes it to
+  /// the lane.
   func onEveryStep(_ body: @escaping @Sendable () -> Void) -> Subscription {
     let core = self.core
-    core.lane.perform {
-      core.stepHook = body
-      core.registryChanged()
-    }
+    core.stepHook = body
+    core.registryChanged()
     return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
       lane.perform {
         guard let core = lane.core(coreID) as? StoreCore<State> else { return }
