@@ -21,7 +21,7 @@ func effIdleEffects(_ count: Int) -> Effects<EffState> {
 @Suite struct EffectJoinTests {
   @Test func aStoreJoiningABusyLaneStartsAnEffectForEveryActionItReduces() async {
     var exercised = false
-    for _ in 0..<10 {
+    for _ in 0..<4 {
       let dispatcher = Dispatcher()
       let dispatched = Atomic<Int>(0)
       let flooders = Task {

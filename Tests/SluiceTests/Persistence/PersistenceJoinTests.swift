@@ -8,7 +8,7 @@ import Testing
 @Suite struct PersistenceJoinTests {
   @Test func aPersistedStoreJoiningABusyLaneSavesItsFinalState() async throws {
     var exercised = false
-    for _ in 0..<10 {
+    for _ in 0..<4 {
       let dispatcher = Dispatcher()
       let storage = InMemoryStorage()
       let dispatched = Atomic<Int>(0)
