@@ -46,13 +46,7 @@ final class LaneStorage: @unchecked Sendable {
   /// Runs `body` on the machine under the lock.
   @inline(never)
   func withMachine<R>(_ body: (inout Machine) -> R) -> R {
-    lock.lock()
-    defer {
-      publishWord()
-      lock.unlock()
-    }
-    syncWord()
-    return body(&machine)
+    lock.withLock { withMachineLocked(body) }
   }
 
   /// Reads the machine under the lock, leaving the shortcut's word alone.
