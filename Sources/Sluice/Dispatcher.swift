@@ -117,7 +117,7 @@ public final class Dispatcher: Sendable {
     _ action: A, mode: DispatchMode = .sync,
     file: StaticString = #fileID, line: UInt = #line
   ) {
-    lane.dispatch(action, type: type(of: action), mode: mode, file: file, line: line)
+    lane.dispatch(action, mode: mode, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed.

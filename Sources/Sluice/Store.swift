@@ -147,7 +147,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     _ action: A, mode: DispatchMode = .sync,
     file: StaticString = #fileID, line: UInt = #line
   ) {
-    core.lane.dispatch(action, type: type(of: action), mode: mode, file: file, line: line)
+    core.lane.dispatch(action, mode: mode, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed. See ``Dispatcher/send(_:)``.

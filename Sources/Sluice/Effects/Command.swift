@@ -60,6 +60,6 @@ public struct Dispatch: Sendable {
   public func callAsFunction<A: Action>(
     _ action: A, mode: DispatchMode = .sync, file: StaticString = #fileID, line: UInt = #line
   ) {
-    lane.dispatch(action, type: type(of: action), mode: mode, file: file, line: line)
+    lane.dispatch(action, mode: mode, file: file, line: line)
   }
 }

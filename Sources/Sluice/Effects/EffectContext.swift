@@ -44,7 +44,7 @@ public struct EffectContext<State: Sendable>: Sendable {
     _ action: A, file: StaticString = #fileID, line: UInt = #line
   ) {
     guard !Task.isCancelled else { return }
-    lane.dispatch(action, type: type(of: action), mode: .async, file: file, line: line)
+    lane.dispatch(action, mode: .async, file: file, line: line)
   }
 
   /// Dispatches an action and resumes once it was processed (with everything it caused).

@@ -5,64 +5,103 @@
 struct HandlerTable<State>: Sendable {
   @usableFromInline typealias Entry = Reducer<State>.Entry
 
-  /// Slot `i` runs `slots[i]`; slot `-1` runs `catchAll`.
-  @usableFromInline let slots: [[Entry]]
+  /// Slot `i` runs `slots[i]`; slot `-1` (or any other) runs `catchAll`. Held unmanaged, so the
+  /// hot path follows them without reference counting; `owned` keeps them alive.
+  @usableFromInline let slots: [Unmanaged<SlotHandlers<State>>]
+  @usableFromInline let catchAll: Unmanaged<SlotHandlers<State>>
+  private let owned: [SlotHandlers<State>]
   private let slotByType: [ObjectIdentifier: Int]
-  @usableFromInline let catchAll: [Entry]
+  @usableFromInline let hasCatchAll: Bool
 
   @usableFromInline
   init(_ reducer: Reducer<State>) {
     var order: [ObjectIdentifier] = []
     for case .typed(let id, _) in reducer.entries where !order.contains(id) { order.append(id) }
-    slots = order.map { type in
-      reducer.entries.filter { entry in
-        switch entry {
-        case .typed(let id, _): return id == type
-        case .any: return true
-        }
-      }
+    let typed = order.map { type in
+      SlotHandlers(
+        reducer.entries.filter { entry in
+          switch entry {
+          case .typed(let id, _): return id == type
+          case .any: return true
+          }
+        })
     }
-    slotByType = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
-    catchAll = reducer.entries.filter {
+    let catchAllEntries = reducer.entries.filter {
       if case .any = $0 { return true }
       return false
     }
+    let catchAllHandlers = SlotHandlers(catchAllEntries)
+    owned = typed + [catchAllHandlers]
+    slots = typed.map { Unmanaged.passUnretained($0) }
+    catchAll = Unmanaged.passUnretained(catchAllHandlers)
+    hasCatchAll = !catchAllEntries.isEmpty
+    slotByType = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
   }
 
   @usableFromInline var handledTypes: [ObjectIdentifier] { Array(slotByType.keys) }
-  @usableFromInline var hasCatchAll: Bool { !catchAll.isEmpty }
 
   func slot(for type: ObjectIdentifier) -> Int? { slotByType[type] }
 
   /// The slot to use for an action of `type`, or `nil` when no handler matches.
   func resolvedSlot(for type: ObjectIdentifier) -> Int? {
-    slotByType[type] ?? (catchAll.isEmpty ? nil : -1)
+    slotByType[type] ?? (hasCatchAll ? -1 : nil)
   }
 
-  @inlinable
-  func run(slot: Int, state: inout State, action: any Action) {
-    let entries = slot >= 0 && slot < slots.count ? slots[slot] : catchAll
-    if entries.isEmpty { return }
-    // Typed handlers read the action through a pointer whose type the slot guarantees (the slot
-    // was chosen by the action's exact type).
-    withPayloadPointer(of: action) { pointer in
-      for entry in entries {
-        switch entry {
-        case .typed(_, let reduce): reduce(&state, pointer)
-        case .any(let reduce): reduce(&state, action)
-        }
+  /// Runs the handlers of `slot` on `state` for the action `payload` points at.
+  @inlinable @inline(__always)
+  func run(slot: Int, state: inout State, payload: ActionPayload) {
+    let handlers = slot >= 0 && slot < slots.count ? slots[slot] : catchAll
+    handlers._withUnsafeGuaranteedRef { handlers in
+      if handlers.hasSingle {
+        handlers.single(&state, payload.pointer)
+      } else {
+        handlers.runEach(&state, payload)
       }
     }
   }
+
+  /// ``run(slot:state:payload:)`` for an action boxed in an `any Action`.
+  func run(slot: Int, state: inout State, action: any Action) {
+    ActionPayload.with(boxed: action) { run(slot: slot, state: &state, payload: $0) }
+  }
 }
 
-/// Calls `body` with a pointer to the value inside `action`.
-///
-/// Kept free of any state type, so opening the existential costs no metadata look-up.
-@inlinable
-func withPayloadPointer(of action: any Action, _ body: (UnsafeRawPointer) -> Void) {
-  func open<A: Action>(_ opened: borrowing A) {
-    withUnsafePointer(to: opened) { body(UnsafeRawPointer($0)) }
+/// The handlers of one slot, in the order they were added.
+@usableFromInline
+final class SlotHandlers<State>: Sendable {
+  @usableFromInline typealias Entry = Reducer<State>.Entry
+
+  /// The slot's only handler, when it has exactly one and that one is typed: the fast path.
+  @usableFromInline let single: @Sendable (inout State, UnsafeRawPointer) -> Void
+  /// Whether `single` is the slot's only handler (otherwise it does nothing).
+  @usableFromInline let hasSingle: Bool
+  @usableFromInline let entries: [Entry]
+
+  init(_ entries: [Entry]) {
+    self.entries = entries
+    if entries.count == 1, case .typed(_, let reduce) = entries[0] {
+      single = reduce
+      hasSingle = true
+    } else {
+      single = { _, _ in }
+      hasSingle = false
+    }
   }
-  open(action)
+
+  /// Runs every handler of the slot. Typed handlers read the action through the pointer, whose
+  /// type the slot guarantees (the slot was chosen by the action's exact type); catch-alls get
+  /// it boxed, once.
+  @inlinable @inline(never)
+  func runEach(_ state: inout State, _ payload: ActionPayload) {
+    var boxed: (any Action)?
+    for entry in entries {
+      switch entry {
+      case .typed(_, let reduce): reduce(&state, payload.pointer)
+      case .any(let reduce):
+        let action = boxed ?? payload.boxed()
+        boxed = action
+        reduce(&state, action)
+      }
+    }
+  }
 }

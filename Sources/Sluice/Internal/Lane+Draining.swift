@@ -10,9 +10,9 @@ extension Lane {
     inShortcut = true
     body()
     inShortcut = false
-    // Write-through persistences write before the lane is let go; a chain writes once, at its
-    // end (see `finishShortcut`).
-    if !writeThroughPending.isEmpty, currentRoot == 0 { flushWriteThrough() }
+    // The armed hooks run before the lane is let go; for a chain, once, at its end (see
+    // `finishShortcut`).
+    if !armedHooks.isEmpty, currentRoot == 0 { runArmedHooks() }
     endDrain()
     if storage.endShortcut() { return }
     finishShortcut()
@@ -24,7 +24,7 @@ extension Lane {
     beginDrain()
     let root = currentRoot
     currentRoot = 0
-    flushWriteThroughIfWaking(finishing: root)
+    runHooksIfWaking(finishing: root)
     drain(transition { $0.finishFast(root: root) })
   }
 
@@ -81,7 +81,7 @@ extension Lane {
       storage.wake(current.wake)
       guard case .run(let item) = current.step else { break }
       run(item)
-      flushWriteThroughIfWaking(finishing: item.root)
+      runHooksIfWaking(finishing: item.root)
       current = transition { machine in
         var wake = machine.finish(item)
         let (more, step) = machine.next()
@@ -92,14 +92,12 @@ extension Lane {
     if case .stop(scheduleWorker: true) = current.step { startWorker() }
   }
 
-  /// Writes what write-through persistences have pending when finishing an item of chain `root`
-  /// may wake a waiter or end the drain: durable before whoever waits is woken, and before the
-  /// lane is let go; once per chain, not once per item.
-  private func flushWriteThroughIfWaking(finishing root: UInt64) {
-    guard !writeThroughPending.isEmpty,
-      storage.peek({ $0.mayWakeOrStop(finishing: root) })
-    else { return }
-    flushWriteThrough()
+  /// Runs the armed hooks (see ``BeforeWakeHook``) when finishing an item of chain `root` may
+  /// wake a waiter or end the drain: before whoever waits is woken, and before the lane is let
+  /// go; once per chain, not once per item.
+  private func runHooksIfWaking(finishing root: UInt64) {
+    guard !armedHooks.isEmpty, storage.peek({ $0.mayWakeOrStop(finishing: root) }) else { return }
+    runArmedHooks()
   }
 
   @inline(__always)
@@ -124,7 +122,7 @@ extension Lane {
       if let lock = work.lock {
         processExclusive(action, under: lock)
       } else {
-        process(action, type: type(of: action))
+        process(boxed: action)
       }
     case .work(let body): body()
     }

@@ -36,7 +36,7 @@ extension Lane {
     let before = cores.map { $0.snapshot() }
     for core in cores { core.reducedInStep = false }
     currentLock = lock
-    process(action, type: actionType)
+    process(boxed: action)
     currentLock = nil
     // A store changed when it reduced the action (not dropped by middleware, not only on the
     // route for its taps) and its state differs (or cannot be compared).

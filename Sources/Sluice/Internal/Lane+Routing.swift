@@ -1,14 +1,35 @@
 /// Where one action type goes: the stores that handle it, in lane order, each with the slot of
 /// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
 ///
-/// Routes hold their core `unowned(unsafe)`, so following one costs no reference counting: a
+/// Routes hold their core unmanaged, so following one costs no reference counting: a
 /// core detached while the lane is held is kept alive by ``LaneStorage`` until the drainer has
 /// replaced the routing it cached (before its next action) or let go of the lane; a core
 /// detached while the lane is idle is released at once (the next drainer refreshes its routing
 /// before following any route).
 struct Route {
-  unowned(unsafe) let core: AnyStoreCore
+  private let unmanagedCore: Unmanaged<AnyStoreCore>
   let slot: Int
+
+  init(core: AnyStoreCore, slot: Int) {
+    unmanagedCore = Unmanaged.passUnretained(core)
+    self.slot = slot
+  }
+
+  /// The store the route leads to.
+  var core: AnyStoreCore { unmanagedCore.takeUnretainedValue() }
+
+  /// Reduces the action `payload` points at into the store, without retaining it (drainer
+  /// only); returns whether the store must be notified after the step.
+  @inline(__always)
+  func reduce(_ payload: ActionPayload) -> Bool {
+    unmanagedCore._withUnsafeGuaranteedRef { $0.reduceOp($0, payload, slot) }
+  }
+
+  /// Calls the store's observers whose value changed in this step (drainer only).
+  @inline(__always)
+  func notify() {
+    unmanagedCore._withUnsafeGuaranteedRef { $0.notifyOp($0) }
+  }
 }
 
 /// The lane's routing table, rebuilt whenever a store attaches, detaches, starts or stops

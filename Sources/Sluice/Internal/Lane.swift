@@ -78,7 +78,8 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) private var lastExtras: StepExtras?
   /// What each action type seen since the routing changed reaches.
   @exclusivity(unchecked) private var typeRoutes: [ObjectIdentifier: TypeRoute] = [:]
-  @exclusivity(unchecked) private var touched: [AnyStoreCore] = []
+  /// The routes whose store must be notified after the current step.
+  @exclusivity(unchecked) private var touched: [Route] = []
   @exclusivity(unchecked) var currentDepth = 0
   /// The root whose chain the running item belongs to; 0 for none.
   @exclusivity(unchecked) var currentRoot: UInt64 = 0
@@ -89,8 +90,11 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) var currentChain: ChainLink?
   @exclusivity(unchecked) var currentActionType: (any Action.Type)?
-  /// Persistences in write-through mode whose store changed since their last write.
-  @exclusivity(unchecked) var writeThroughPending: [any WriteThroughTarget] = []
+  /// The hooks to run before the lane next wakes a waiter or lets go (see
+  /// ``BeforeWakeHook``).
+  @exclusivity(unchecked) var armedHooks: [any BeforeWakeHook] = []
+  /// What other parts of Sluice keep per lane (see ``local(_:make:)``).
+  @exclusivity(unchecked) var locals: [ObjectIdentifier: AnyObject] = [:]
 
   init(configuration: Configuration) {
     self.configuration = configuration
@@ -117,23 +121,34 @@ final class Lane: @unchecked Sendable {
 
   // MARK: - Dispatch
 
-  /// Dispatches `action`, whose dynamic type is `type` (passed by callers that know it
-  /// statically, so the hot path does not look it up).
+  /// Dispatches `action`: hands it to the lane by reference (see ``ActionPayload``), so the
+  /// shortcut never boxes it.
+  @inlinable @inline(__always)
+  func dispatch<A: Action>(_ action: A, mode: DispatchMode, file: StaticString, line: UInt) {
+    ActionPayload.with(action) { dispatch($0, mode: mode, file: file, line: line) }
+  }
+
+  /// Dispatches the action `payload` points at.
   @usableFromInline
-  func dispatch(
-    _ action: any Action, type: any Action.Type, mode: DispatchMode, file: StaticString,
-    line: UInt
-  ) {
+  func dispatch(_ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt) {
     if mode == .sync, storage.tryShortcut() {
-      runShortcut { process(action, type: type) }
+      runShortcut { process(payload) }
       return
     }
-    submit(Work(kind: .action(action)), mode: mode, bypass: false, file: file, line: line)
+    submit(payload, mode: mode, file: file, line: line)
+  }
+
+  /// Queues the action `payload` points at (boxed: the queue keeps it).
+  @inline(never)
+  private func submit(
+    _ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt
+  ) {
+    submit(Work(kind: .action(payload.boxed())), mode: mode, bypass: false, file: file, line: line)
   }
 
   func send(_ action: any Action) async {
     if storage.tryShortcut() {
-      runShortcut { process(action, type: type(of: action)) }
+      runShortcut { process(boxed: action) }
       return
     }
     if configuration.maxQueueDepth != nil { await waitForCapacity() }
@@ -203,34 +218,49 @@ final class Lane: @unchecked Sendable {
 
   // MARK: - Processing
 
-  /// Reduces `action` into every store that handles it, notifies the stores that changed, then
-  /// starts the action's effects.
+  /// Reduces the action `payload` points at into every store that handles it, notifies the
+  /// stores that changed, then starts the action's effects.
   @inline(__always)
-  func process(_ action: any Action, type actionType: any Action.Type) {
-    currentActionType = actionType
-    let id = ObjectIdentifier(actionType)
+  func process(_ payload: ActionPayload) {
+    currentActionType = payload.type
+    let id = payload.id
     refreshRouting()
     if id == lastType, let route = lastSingle {
-      if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
-      if let extras = lastExtras { finishStep(action, extras: extras, routes: lastRoutes) }
+      if route.reduce(payload) { route.notify() }
+      if let extras = lastExtras { finishStep(payload, extras: extras, routes: lastRoutes) }
       return
     }
-    let routes = routes(for: id, type: actionType)
+    processRouting(payload, id: id)
+  }
+
+  /// ``process(_:)`` for an action boxed in an `any Action`.
+  func process(boxed action: any Action) {
+    ActionPayload.with(boxed: action) { process($0) }
+  }
+
+  /// ``process(_:)`` when the action's type is not the last one's, or reaches several stores.
+  @inline(never)
+  private func processRouting(_ payload: ActionPayload, id: ObjectIdentifier) {
+    let routes = routes(for: id, type: payload.type)
     let extras = lastExtras
     switch routes.count {
     case 0: break
     case 1:
       let route = routes[0]
-      if route.core.reduceOp(route.core, action, route.slot) { route.core.notifyOp(route.core) }
+      if route.reduce(payload) { route.notify() }
     default:
       touched.removeAll(keepingCapacity: true)
-      for route in routes where route.core.reduceOp(route.core, action, route.slot) {
-        touched.append(route.core)
-      }
-      for core in touched { core.notifyOp(core) }
+      for route in routes where route.reduce(payload) { touched.append(route) }
+      for route in touched { route.notify() }
       touched.removeAll(keepingCapacity: true)
     }
-    if let extras { finishStep(action, extras: extras, routes: routes) }
+    if let extras { finishStep(payload, extras: extras, routes: routes) }
+  }
+
+  /// Boxes the action for the steps after its reducers.
+  @inline(never)
+  private func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
+    finishStep(payload.boxed(), extras: extras, routes: routes)
   }
 
   /// Reports the error an action carries and starts its effects (drainer only), as the stores'
@@ -351,7 +381,7 @@ final class Lane: @unchecked Sendable {
   }
 
   /// Drops every cached route (drainer only, or under `lock` while the lane is idle): routes hold
-  /// their cores `unowned(unsafe)`, so none may outlive a core that is about to be released.
+  /// their cores unmanaged, so none may outlive a core that is about to be released.
   func forgetRoutes() {
     cachedRouting = Routing()
     cachedVersion = -1

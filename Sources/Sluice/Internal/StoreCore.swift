@@ -29,7 +29,7 @@ class AnyStoreCore: @unchecked Sendable {
   /// read and reset by the lane when it starts the step's effects (lane only).
   @exclusivity(unchecked) var middlewareOutcome = MiddlewareOutcome.passed
   /// Reduces an action (lane only); returns whether `notifyOp` must run after this step.
-  @usableFromInline let reduceOp: (AnyStoreCore, any Action, Int) -> Bool
+  @usableFromInline let reduceOp: (AnyStoreCore, ActionPayload, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
   @usableFromInline let notifyOp: (AnyStoreCore) -> Void
   /// The tag of the thread running one of the store's reducers (``ReducerContext/threadTag``),
@@ -42,7 +42,7 @@ class AnyStoreCore: @unchecked Sendable {
   @usableFromInline
   init(
     lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool,
-    reduce: @escaping (AnyStoreCore, any Action, Int) -> Bool,
+    reduce: @escaping (AnyStoreCore, ActionPayload, Int) -> Bool,
     notify: @escaping (AnyStoreCore) -> Void
   ) {
     self.lane = lane
@@ -118,6 +118,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
+  /// `isEqual`, or "never equal" without it: called on the hot path without the copy (and
+  /// reference count) an optional closure costs.
+  @usableFromInline let equals: @Sendable (State, State) -> Bool
   @usableFromInline let table: HandlerTable<State>
 
   // Lane only: one thread at a time, so exclusivity is not checked at run time.
@@ -162,12 +165,13 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     current = initialState
     self.initialState = initialState
     self.isEqual = isEqual
+    equals = isEqual ?? { _, _ in false }
     let table = HandlerTable(reducer)
     self.table = table
     super.init(
       lane: lane, handledTypes: table.handledTypes, hasCatchAll: table.hasCatchAll,
-      reduce: { core, action, slot in
-        unsafeDowncast(core, to: StoreCore<State>.self).reduce(action, slot: slot)
+      reduce: { core, payload, slot in
+        unsafeDowncast(core, to: StoreCore<State>.self).reduce(payload, slot: slot)
       },
       notify: { core in unsafeDowncast(core, to: StoreCore<State>.self).notify() })
   }
@@ -183,18 +187,19 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   // MARK: - Reducing
 
-  /// Reduces `action` with the handlers of `slot` (lane only); returns whether `notify()` must
-  /// run after this step. Inlined into ``AnyStoreCore/reduceOp``, so a step pays one call.
+  /// Reduces the action `payload` points at with the handlers of `slot` (lane only); returns
+  /// whether `notify()` must run after this step. Inlined into ``AnyStoreCore/reduceOp``, so a
+  /// step pays one call.
   @inlinable @inline(__always)
-  func reduce(_ action: any Action, slot: Int) -> Bool {
-    if extras.load(ordering: .relaxed) > 0 { return reduceWithExtras(action) }
+  func reduce(_ payload: ActionPayload, slot: Int) -> Bool {
+    if extras.load(ordering: .relaxed) > 0 { return reduceWithExtras(payload.boxed()) }
     guard hasObservers else {
-      apply(slot: slot, action: action)
+      apply(slot: slot, payload: payload)
       return false
     }
     roundBoundary = registry.nextOrderPeek
     if needsOld { pendingOld = current }
-    apply(slot: slot, action: action)
+    apply(slot: slot, payload: payload)
     return true
   }
 
@@ -204,13 +209,13 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// The thread's tag is the address of its reducer depth, so marking the reducer as running
   /// costs a few stores and no call.
   @inlinable @inline(__always)
-  func apply(slot: Int, action: any Action) {
+  func apply(slot: Int, payload: ActionPayload) {
     reducedInStep = true
     let depth = ReducerContext.depth
     lock.lock()
     reducingThread.store(UInt(bitPattern: depth), ordering: .relaxed)
     depth.pointee &+= 1
-    table.run(slot: slot, state: &current, action: action)
+    table.run(slot: slot, state: &current, payload: payload)
     reducingThread.store(0, ordering: .relaxed)
     depth.pointee &-= 1
     if mirrored.load(ordering: .relaxed) != 0 {
@@ -279,7 +284,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       return false
     }
     for entry in middleware { entry.middleware.before?(action, before) }
-    apply(slot: slot, action: action)
+    ActionPayload.with(boxed: action) { apply(slot: slot, payload: $0) }
     let after = current
     for entry in middleware.reversed() { entry.middleware.after?(action, before, after) }
     record(original, before: before, reduced: true)
@@ -320,9 +325,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     // state would otherwise be copied for every action).
     withUnsafePointer(to: &current) { state in
       var wholeChanged = !registry.wholes.isEmpty
-      if wholeChanged, let isEqual, let old = pendingOld {
-        wholeChanged = !isEqual(old, state.pointee)
-      }
+      // `pendingOld` is set only when the state is comparable (`needsOld`).
+      if wholeChanged, let old = pendingOld { wholeChanged = !equals(old, state.pointee) }
       pendingOld = nil
       for group in registry.groupRefs {
         let changed = group._withUnsafeGuaranteedRef { $0.check($0, state) }
@@ -346,16 +350,30 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     }
   }
 
+  /// Calls `observers` in order, skipping those that joined during this step and the dead
+  /// ones; sweeps afterwards when one was dead or got cancelled.
+  ///
+  /// `observers` keeps every observer alive for the whole loop (a sweep run by an observer's
+  /// body replaces the registry's arrays, not this one), so each is followed unretained.
   @inlinable
   func fire(_ observers: [AnyObserver<State>], with state: UnsafePointer<State>) {
     var needsSweep = false
-    for observer in observers where observer.order < roundBoundary {
-      if observer.isDead {
-        needsSweep = true
-        continue
+    observers.withUnsafeBufferPointer { buffer in
+      for index in buffer.indices {
+        Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { observer in
+          guard observer.order < roundBoundary else { return }
+          if observer.isDead {
+            needsSweep = true
+            return
+          }
+          if let sink = observer.stateSink {
+            sink._withUnsafeGuaranteedRef { $0.send(state.pointee) }
+          } else {
+            observer.fire(state)
+          }
+          if observer.gate.isCancelled { needsSweep = true }
+        }
       }
-      observer.fire(state)
-      if observer.gate.isCancelled { needsSweep = true }
     }
     if needsSweep { sweep() }
   }

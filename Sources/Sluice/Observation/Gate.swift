@@ -15,10 +15,10 @@ import Synchronization
 /// was cancelled takes the slow path, which wakes the cancellers waiting for it.
 @usableFromInline
 final class Gate: Sendable {
-  private static let cancelledBit: UInt = 1
-  private let word = Atomic<UInt>(0)
+  @usableFromInline static let cancelledBit: UInt = 1
+  @usableFromInline let word = Atomic<UInt>(0)
 
-  @usableFromInline var isCancelled: Bool {
+  @inlinable var isCancelled: Bool {
     word.load(ordering: .acquiring) & Gate.cancelledBit != 0
   }
 
@@ -28,7 +28,7 @@ final class Gate: Sendable {
   }
 
   /// Runs `body` unless the gate was cancelled; returns whether it ran.
-  @inline(__always)
+  @inlinable @inline(__always)
   func run(_ body: () -> Void) -> Bool {
     let me = ThreadContext.currentID
     guard word.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged else {
@@ -43,8 +43,8 @@ final class Gate: Sendable {
 
   /// The end of a call during which the gate was cancelled: marks the call over, then wakes the
   /// cancellers waiting for it.
-  @inline(never)
-  private func endCancelledCall() {
+  @usableFromInline @inline(never)
+  func endCancelledCall() {
     word.store(Gate.cancelledBit, ordering: .releasing)
     GateWaiters.shared.wake(self)
   }

@@ -3,23 +3,37 @@
 /// Subclasses know where their value comes from: the whole state, or the change their key-path
 /// group computed for this round. Only the lane touches a registry and its observers' order.
 @usableFromInline
-class AnyObserver<State>: @unchecked Sendable {
+class AnyObserver<State: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: immutable after init; `fire` runs on the lane only.
   /// The registration rank: observers run in this order.
   @usableFromInline let order: Int
   @usableFromInline let gate: Gate
   /// For observers bound to an owner: whether the owner is gone (the observer is then swept).
-  let ownerGone: (@Sendable () -> Bool)?
+  @usableFromInline let ownerGone: (@Sendable () -> Bool)?
+  /// For a whole-state observer, its sink (owned by the subclass): the lane calls it from code
+  /// specialized for the state type, without a virtual call or reference counting.
+  @usableFromInline let stateSink: Unmanaged<Sink<State>>?
 
-  init(order: Int, gate: Gate, ownerGone: (@Sendable () -> Bool)?) {
+  init(
+    order: Int, gate: Gate, ownerGone: (@Sendable () -> Bool)?,
+    stateSink: Unmanaged<Sink<State>>? = nil
+  ) {
     self.order = order
     self.gate = gate
     self.ownerGone = ownerGone
+    self.stateSink = stateSink
   }
 
   /// Whether the observer will never be called again: cancelled, or its owner is gone.
-  @usableFromInline var isDead: Bool {
+  @inlinable final var isDead: Bool {
     if gate.isCancelled { return true }
+    if ownerGone == nil { return false }
+    return isOwnerGone()
+  }
+
+  /// Whether the owner of an owner-bound observer is gone; cancels the observer when it is.
+  @usableFromInline @inline(never)
+  func isOwnerGone() -> Bool {
     guard let ownerGone, ownerGone() else { return false }
     gate.cancel()
     return true
@@ -38,7 +52,9 @@ final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Senda
 
   init(order: Int, sink: Sink<State>, ownerGone: (@Sendable () -> Bool)?) {
     self.sink = sink
-    super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
+    super.init(
+      order: order, gate: sink.gate, ownerGone: ownerGone,
+      stateSink: Unmanaged.passUnretained(sink))
   }
 
   override func fire(_ state: UnsafePointer<State>) { sink.send(state.pointee) }
@@ -54,7 +70,8 @@ final class ChangeCell<Value>: @unchecked Sendable {
 }
 
 /// An observer of one key path.
-final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked Sendable {
+final class PathObserver<State: Sendable, Value: Sendable>: AnyObserver<State>, @unchecked Sendable
+{
   let cell: ChangeCell<Value>
   let sink: Sink<Change<Value>>
 
@@ -76,7 +93,7 @@ final class PathObserver<State, Value: Sendable>: AnyObserver<State>, @unchecked
 /// The observers of one key path. The group reads the path once per round, whatever the number
 /// of its observers, and compares it with the value it saw last.
 @usableFromInline
-class AnyPathGroup<State>: @unchecked Sendable {
+class AnyPathGroup<State: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: lane-only mutable state.
   @usableFromInline @exclusivity(unchecked) var members: [AnyObserver<State>] = []
   /// Reads the path in the state at the pointer; returns whether it changed since the last
@@ -91,7 +108,8 @@ class AnyPathGroup<State>: @unchecked Sendable {
 }
 
 @usableFromInline
-final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, @unchecked Sendable
+final class PathGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<State>,
+  @unchecked Sendable
 {
   @usableFromInline let path: KeyPath<State, Value>
   /// Where the value lives inside the state, when the path is made of stored properties only:
@@ -128,7 +146,7 @@ final class PathGroup<State, Value: Equatable & Sendable>: AnyPathGroup<State>, 
 
 /// A store's observers, grouped by kind. Touched only on the lane.
 @usableFromInline
-struct ObserverRegistry<State> {
+struct ObserverRegistry<State: Sendable> {
   @usableFromInline var wholes: [AnyObserver<State>] = []
   /// Reactors: called on every committed step; they check their own queries.
   @usableFromInline var reactors: [AnyObserver<State>] = []

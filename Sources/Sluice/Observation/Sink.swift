@@ -1,14 +1,16 @@
 import Dispatch
 
 /// The receiving end of one observer: its gate, its body and, for queued deliveries, a mailbox.
+@usableFromInline
 final class Sink<Value: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: `pending` and `scheduled` are only touched under `lock`; the rest is
   // immutable or Sendable.
-  let gate = Gate()
+  @usableFromInline let gate = Gate()
   /// Calls the observer; returns `false` when the observer's owner is gone.
-  private let body: @Sendable (Value) -> Bool
+  @usableFromInline let body: @Sendable (Value) -> Bool
   private let delivery: Delivery
-  private let lock: InternalLock?
+  /// `nil` for a synchronous sink that is not serialized: values are delivered at once.
+  @usableFromInline let lock: InternalLock?
   private var pending: [Value] = []
   private var scheduled = false
 
@@ -29,8 +31,15 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
   }
 
   /// Delivers `value` now (synchronous) or posts it to the mailbox.
-  @inline(__always)
+  @inlinable @inline(__always)
   func send(_ value: Value) {
+    if lock == nil { return deliver(value) }
+    post(value)
+  }
+
+  /// Posts `value` to the mailbox, and schedules a drain unless one is pending.
+  @usableFromInline
+  func post(_ value: Value) {
     guard let lock else { return deliver(value) }
     lock.lock()
     pending.append(value)
@@ -40,12 +49,18 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
     if mustSchedule { schedule() }
   }
 
-  @inline(__always)
-  private func deliver(_ value: Value) {
+  @inlinable @inline(__always)
+  func deliver(_ value: Value) {
     var ownerAlive = true
     _ = gate.run { ownerAlive = body(value) }
-    // The store sweeps cancelled observers out of its registry when it next sees them.
-    if !ownerAlive { gate.cancel() }
+    if !ownerAlive { ownerIsGone() }
+  }
+
+  /// The body said its owner is gone: cancels the gate. The store sweeps cancelled observers
+  /// out of its registry when it next sees them.
+  @usableFromInline @inline(never)
+  func ownerIsGone() {
+    gate.cancel()
   }
 
   private func schedule() {

@@ -20,7 +20,7 @@ extension Store {
     let lane = core.lane
     await lane.performAsync(.change) {
       marker(true)
-      lane.process(action, type: type(of: action))
+      lane.process(boxed: action)
       marker(false)
     }
   }

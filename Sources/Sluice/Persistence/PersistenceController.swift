@@ -232,12 +232,13 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// at the end of the drain for items nobody waits for, grouped with the other stores' writes
   /// into one backend transaction.
   private func writeThrough() {
-    lock.withLock { lane }?.writeThroughLater(self)
+    guard let lane = lock.withLock({ lane }) else { return }
+    WriteThroughBatch.add(self, on: lane)
   }
 
   /// The lane of the store (write-through mode).
   private var lane: Lane?
-  /// Whether the controller is in the lane's write-through list (lane only).
+  /// Whether the controller is in its lane's ``WriteThroughBatch`` (lane only).
   var awaitsWriteThrough = false
 
   private var writesThrough: Bool {
