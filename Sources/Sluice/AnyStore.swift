@@ -8,9 +8,19 @@ public class AnyStore: @unchecked Sendable {
   /// The live `values` streams of the store, finished when it is deinitialized.
   let valueStreamEnds = ValueStreamEnds()
 
+  /// Attaches a reactor that sees this store's changes as ``MultiReaction``s: made by
+  /// ``Store``'s initializer, which knows the state type (the store is its first argument).
+  private let multiReactorMaker: MultiReactorMaker
+
+  @usableFromInline typealias MultiReactorMaker =
+    @Sendable (
+      AnyStore, (@Sendable () -> Bool)?, @escaping @Sendable (MultiReaction) -> Bool
+    ) -> Subscription
+
   @usableFromInline
-  init(anyCore: AnyStoreCore) {
+  init(anyCore: AnyStoreCore, multiReactorMaker: @escaping MultiReactorMaker) {
     self.anyCore = anyCore
+    self.multiReactorMaker = multiReactorMaker
   }
 
   deinit {
@@ -21,7 +31,7 @@ public class AnyStore: @unchecked Sendable {
   func addMultiReactor(
     ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (MultiReaction) -> Bool
   ) -> Subscription {
-    preconditionFailure("internal inconsistency: AnyStore.addMultiReactor is abstract")
+    multiReactorMaker(self, ownerGone, handler)
   }
 
   /// The dispatcher whose lane this store is on: the same object every time.

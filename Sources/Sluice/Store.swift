@@ -108,7 +108,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
       core.nextMiddlewareID += 1
     }
     core.extras.store(middleware.count, ordering: .relaxed)
-    super.init(anyCore: core)
+    super.init(
+      anyCore: core,
+      multiReactorMaker: { store, ownerGone, handler in
+        unsafeDowncast(store, to: Store<State>.self).attachMultiReactor(
+          ownerGone: ownerGone, handler: handler)
+      })
   }
 
   /// The lane of `dispatcher`, or a new private one.
@@ -162,8 +167,8 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     core.lane.perform(.change) { core.replaceState(with: core.initialState) }
   }
 
-  /// A reactor over this store for `Dispatcher.react(to:)`; overrides must live in the class.
-  override func addMultiReactor(
+  /// A reactor over this store for `Dispatcher.react(to:)`.
+  func attachMultiReactor(
     ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (MultiReaction) -> Bool
   ) -> Subscription {
     addReactor(ownerGone: ownerGone) { [weak self] reaction in

@@ -22,8 +22,8 @@ public final class Transaction: @unchecked Sendable {
   /// The transaction's name, for middleware, taps and reports.
   public let label: String
   let lane: Lane
-  private var staged: [ObjectIdentifier: AnyStaged] = [:]
-  private(set) var order: [AnyStaged] = []
+  private var staged: [ObjectIdentifier: any StagedStore] = [:]
+  private(set) var order: [any StagedStore] = []
   /// The actions reduced, whose effects start when the transaction commits.
   private(set) var dispatched: [any Action] = []
 
@@ -170,37 +170,35 @@ public struct TransactionCommitted: Action {
 }
 
 /// A store's state staged in a transaction.
-class AnyStaged: @unchecked Sendable {
-  // @unchecked Sendable: used only on the lane.
+protocol StagedStore: AnyObject {
   /// Whether an `update` body holds the staged state as its `inout` parameter right now.
-  final var isUpdating = false
+  var isUpdating: Bool { get }
   /// Actions dispatched while `isUpdating`, reduced when the update's body returns.
-  final var deferred: [(action: any Action, slot: Int)] = []
+  var deferred: [(action: any Action, slot: Int)] { get set }
+  /// Reduces `action` into the staged state with the handlers of `slot`.
+  func reduce(_ action: any Action, slot: Int)
+  /// Runs taps and `before` middleware, then publishes the staged state.
+  func publish(_ event: TransactionCommitted)
+  /// Runs `after` middleware and notifies observers.
+  func finish(_ event: TransactionCommitted)
+}
 
+extension StagedStore {
   /// Reduces `action` into the staged state, or after the current update when there is one.
-  final func reduceOrDefer(_ action: any Action, slot: Int) {
+  func reduceOrDefer(_ action: any Action, slot: Int) {
     if isUpdating {
       deferred.append((action, slot))
     } else {
       reduce(action, slot: slot)
     }
   }
-
-  func reduce(_ action: any Action, slot: Int) {
-    preconditionFailure("internal inconsistency: AnyStaged.reduce is abstract")
-  }
-  /// Runs taps and `before` middleware, then publishes the staged state.
-  func publish(_ event: TransactionCommitted) {
-    preconditionFailure("internal inconsistency: AnyStaged.publish is abstract")
-  }
-  /// Runs `after` middleware and notifies observers.
-  func finish(_ event: TransactionCommitted) {
-    preconditionFailure("internal inconsistency: AnyStaged.finish is abstract")
-  }
 }
 
-final class Staged<State: Sendable>: AnyStaged, @unchecked Sendable {
+final class Staged<State: Sendable>: StagedStore, @unchecked Sendable {
+  // @unchecked Sendable: used only on the lane.
   let core: StoreCore<State>
+  var isUpdating = false
+  var deferred: [(action: any Action, slot: Int)] = []
   let before: State
   var working: State
 
@@ -224,15 +222,15 @@ final class Staged<State: Sendable>: AnyStaged, @unchecked Sendable {
     try body(&working)
   }
 
-  override func reduce(_ action: any Action, slot: Int) {
+  func reduce(_ action: any Action, slot: Int) {
     core.table.run(slot: slot, state: &working, action: action)
   }
 
-  override func publish(_ event: TransactionCommitted) {
+  func publish(_ event: TransactionCommitted) {
     core.publish(working, before: before, event: event)
   }
 
-  override func finish(_ event: TransactionCommitted) {
+  func finish(_ event: TransactionCommitted) {
     core.finishPublish(before: before, event: event)
   }
 }

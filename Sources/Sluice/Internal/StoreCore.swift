@@ -69,7 +69,7 @@ class AnyStoreCore: @unchecked Sendable {
   }
 
   /// The staged copy of this store in `transaction`, made on first use (lane only).
-  func stage(in transaction: Transaction) -> AnyStaged {
+  func stage(in transaction: Transaction) -> any StagedStore {
     preconditionFailure("internal inconsistency: AnyStoreCore.stage is abstract")
   }
 
@@ -397,7 +397,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   override var catchAllSlot: Int? { table.hasCatchAll ? -1 : nil }
 
-  override func stage(in transaction: Transaction) -> AnyStaged { transaction.stage(self) }
+  override func stage(in transaction: Transaction) -> any StagedStore { transaction.stage(self) }
 
   /// Publishes a committed transaction's state: taps and `before` middleware first (lane only).
   func publish(_ new: State, before: State, event: TransactionCommitted) {
