@@ -23,13 +23,21 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   public let path: String?
   private let writer: any DatabaseWriter
 
-  /// Opens (or creates) the database at `path`, and its tables.
+  /// How long an open or a write waits for another connection (of this or another process)
+  /// that holds the database, before it fails with `SQLITE_BUSY`: 10 seconds.
+  public static let busyTimeout: TimeInterval = 10
+
+  /// Opens (or creates) the database at `path`, and its tables. When another process holds the
+  /// file, waits for it (at most ``busyTimeout``).
   ///
   /// - Throws: GRDB's `DatabaseError` when the file cannot be opened (a missing folder, no
   ///   permission, not a database).
   public init(path: String) throws {
     self.path = path
     var configuration = Configuration()
+    // Another process may hold the file (writing, or recovering it after a crash): wait for it
+    // instead of failing with "database is locked".
+    configuration.busyMode = .timeout(SQLiteStorage.busyTimeout)
     configuration.prepareDatabase { db in
       try db.execute(sql: "PRAGMA synchronous = FULL")
     }

@@ -136,7 +136,12 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
   /// Called after every step in which the store reduced an action, changed or not, without
   /// comparing states (the persistence's dirty mark); lane only.
-  @usableFromInline @exclusivity(unchecked) var stepHook: (@Sendable () -> Void)?
+  @usableFromInline @exclusivity(unchecked) var stepHook: StepHook? {
+    didSet { stepHookRef = stepHook.map { Unmanaged.passUnretained($0) } }
+  }
+  /// `stepHook`, followed without reference counting on the hot path: the hook is replaced
+  /// only by lane work, never while it runs.
+  @usableFromInline @exclusivity(unchecked) var stepHookRef: Unmanaged<StepHook>?
   /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
   @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
   @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
@@ -320,7 +325,11 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   @inlinable
   func notify() {
-    stepHook?()
+    if let stepHookRef {
+      stepHookRef._withUnsafeGuaranteedRef { $0.body() }
+      // A store whose only "observer" is its persistence: nothing else to look at.
+      if registry.isEmpty { return }
+    }
     // Everything reads the lane's own copy of the state in place: no copy per step (a large
     // state would otherwise be copied for every action).
     withUnsafePointer(to: &current) { state in
@@ -439,6 +448,17 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     }
     extras.wrappingSubtract(1, ordering: .relaxed)
     lane.rebuildRouting()
+  }
+}
+
+/// What a store calls after every step in which it reduced an action (see
+/// `StoreCore.stepHook`).
+@usableFromInline
+final class StepHook: Sendable {
+  @usableFromInline let body: @Sendable () -> Void
+
+  init(_ body: @escaping @Sendable () -> Void) {
+    self.body = body
   }
 }
 

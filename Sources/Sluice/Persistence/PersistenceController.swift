@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What a persisted store found when it was created.
 public enum RestoreOutcome: Sendable, CustomStringConvertible {
@@ -41,8 +42,9 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   WriteThroughTarget, @unchecked Sendable
 {
   // @unchecked Sendable: mutable fields are touched only under `lock`, except
-  // `awaitsWriteThrough`, which only the lane touches; `storage` is Sendable and is written on
-  // `writeQueue` or, in write-through mode, on the lane.
+  // `awaitsWriteThrough`, which only the lane touches, and the atomics `windowOpen` and
+  // `latestChange`; `storage` is Sendable and is written on `writeQueue` or, in write-through
+  // mode, on the lane.
 
   /// The full key the state is saved under.
   public let key: String
@@ -62,8 +64,8 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// Whether the state changed since the last write. The state written is read from the store
   /// when the write happens: the latest committed one, so nothing is copied per change.
   private var pending = false
+  /// When the first change of the open window happened (see `windowOpen`).
   private var firstChange: Duration?
-  private var lastChange: Duration?
   private var writes = 0
   private var lastFailure: PersistenceError?
   private var reportTo: ErrorSink?
@@ -77,6 +79,16 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// failed only for a while must not cost the record); until that succeeds, nothing is
   /// written.
   private var preserveBeforeWrite = false
+
+  // Atomics, read and written without `lock` by `changed()`, which runs after every step.
+  /// Whether a coalescing window is open: a change is pending and the writer knows. Set and
+  /// cleared under `lock` (with `pending` and `firstChange`); read without it by `changed()`,
+  /// which then only records the time of the change. A change that sees the window open just
+  /// before a write closes it is still in that write: the write clears the flag before it reads
+  /// the state, and it reads the state under a lock the change's step took before `changed()`.
+  private let windowOpen = Atomic<Bool>(false)
+  /// When the latest change of the open window happened, in ``PersistenceClock`` ticks.
+  private let latestChange = Atomic<Int64>(0)
 
   /// Restores the state under `key`'s full key; the store calls ``start(store:errors:)`` next.
   @usableFromInline
@@ -123,6 +135,8 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
         lane.perform { self.changed() }
       } else {
         changed()
+        // A window left open while disabled has no writer waiting for it any more.
+        lock.withLock { signal }?.yield()
       }
     }
   }
@@ -175,9 +189,11 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     if case .coalesced = saving {
       let (stream, continuation) = AsyncStream<Void>.makeStream(
         bufferingPolicy: .bufferingNewest(1))
-      let task = Task { [weak self] in
+      // A strong reference: a weak one would give the controller a side table, and make every
+      // reference count of it (one per step, through the hook below) take the slow path. The
+      // cycle ends when `close()` (the store's deinit) finishes the stream and cancels the task.
+      let task = Task {
         for await _ in stream {
-          guard let self else { return }
           if await !self.writeWhenDue() { return }
         }
       }
@@ -210,19 +226,29 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
 
   /// A committed change (on the lane).
   func changed() {
-    let now = clock.now()
-    // Plain lock calls and no tuple: this runs after every step of the store.
+    let now = clock.ticks()
+    latestChange.store(now, ordering: .releasing)
+    // In an open window, recording the time is all (the writer reads it): no lock per step.
+    if windowOpen.load(ordering: .acquiring) { return }
+    changedOutsideAWindow(at: now)
+  }
+
+  /// ``changed()`` when no window is open: opens one (coalesced), or asks for the write
+  /// (write-through). Kept apart so that the hot path above sets nothing up.
+  @inline(never)
+  private func changedOutsideAWindow(at now: Int64) {
     lock.lock()
     guard enabled, !closed else { return lock.unlock() }
     pending = true
-    lastChange = now
     // Only the first change of a window wakes the writer; it reads the later ones itself.
     guard firstChange == nil else {
       lock.unlock()
       if writesThrough { writeThrough() }
       return
     }
-    firstChange = now
+    firstChange = PersistenceClock.duration(now)
+    // Write-through writes after every step: it never has a window.
+    if !writesThrough { windowOpen.store(true, ordering: .releasing) }
     let signal = self.signal
     lock.unlock()
     if writesThrough { writeThrough() } else { signal?.yield() }
@@ -252,7 +278,8 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     guard case .coalesced(let debounce, let maxDelay) = saving else { return false }
     while true {
       let due = lock.withLock { () -> Duration? in
-        guard pending, enabled, let firstChange, let lastChange else { return nil }
+        guard pending, enabled, let firstChange else { return nil }
+        let lastChange = PersistenceClock.duration(latestChange.load(ordering: .acquiring))
         return min(lastChange + debounce, firstChange + maxDelay)
       }
       guard let due else { return true }
@@ -300,7 +327,8 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       // The write leaves the window: changes from now on open the next one.
       pending = false
       firstChange = nil
-      lastChange = nil
+      // Before the state is read (see `windowOpen`).
+      windowOpen.store(false, ordering: .sequentiallyConsistent)
       return readState
     }
     guard let state = read?() else { return nil }
@@ -333,10 +361,11 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       lastFailure = failure
       // Nothing is lost: the state is pending again, unless a newer one already is.
       guard !pending, enabled else { return nil }
-      let now = clock.now()
+      let now = clock.ticks()
       pending = true
-      firstChange = now
-      lastChange = now
+      firstChange = PersistenceClock.duration(now)
+      latestChange.store(now, ordering: .releasing)
+      if !writesThrough { windowOpen.store(true, ordering: .releasing) }
       return writesThrough ? nil : signal
     }
     if let failure { report(failure) }

@@ -93,33 +93,65 @@ public enum SaveMode: Sendable, Hashable {
 /// A clock, reduced to what the coalescing needs: the time since it was made, and sleeping
 /// until a point in that time.
 ///
-/// The continuous clock (the default) is read through the coarse monotonic clock: a save
-/// window of seconds needs no nanoseconds, and it is read after every change of the store.
+/// The time is kept in whole nanoseconds (`ticks`), which the store's hot path reads and stores
+/// without the 128-bit arithmetic of `Duration`. The continuous clock (the default) is read
+/// through the coarse monotonic clock: a save window of seconds needs no nanoseconds, and it is
+/// read after every change of the store.
 struct PersistenceClock: Sendable {
-  let now: @Sendable () -> Duration
+  /// For the coarse monotonic clock: its reading when this clock was made. `nil` for another
+  /// clock, read through `generic`.
+  private let coarseOrigin: Int64?
+  /// The time since the clock was made, for a clock other than the continuous one.
+  private let generic: (@Sendable () -> Int64)?
   let sleep: @Sendable (Duration) async throws -> Void
 
   init<C: Clock>(_ clock: C) where C.Duration == Duration {
     if C.self == ContinuousClock.self {
-      let origin = PersistenceClock.coarseNow()
-      let now: @Sendable () -> Duration = { PersistenceClock.coarseNow() - origin }
-      self.now = now
-      sleep = { offset in try await Task.sleep(for: max(.zero, offset - now())) }
+      let origin = PersistenceClock.coarseTicks()
+      coarseOrigin = origin
+      generic = nil
+      sleep = { offset in
+        let now = PersistenceClock.coarseTicks() &- origin
+        try await Task.sleep(for: max(.zero, offset - PersistenceClock.duration(now)))
+      }
       return
     }
     let origin = clock.now
-    now = { origin.duration(to: clock.now) }
+    coarseOrigin = nil
+    generic = { PersistenceClock.ticks(origin.duration(to: clock.now)) }
     sleep = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
   }
 
-  /// The coarse monotonic time (a few milliseconds of resolution, a few nanoseconds to read).
-  static func coarseNow() -> Duration {
+  /// The time since the clock was made, in nanoseconds (saturated at `Int64.max`, 292 years).
+  func ticks() -> Int64 {
+    if let coarseOrigin { return PersistenceClock.coarseTicks() &- coarseOrigin }
+    return generic?() ?? 0
+  }
+
+  /// The time since the clock was made.
+  func now() -> Duration { Self.duration(ticks()) }
+
+  static func duration(_ ticks: Int64) -> Duration { .nanoseconds(ticks) }
+
+  /// `duration` in whole nanoseconds, saturated to the range of `Int64`.
+  static func ticks(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    if overflow { return seconds < 0 ? .min : .max }
+    let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+    if sumOverflow { return seconds < 0 ? .min : .max }
+    return sum
+  }
+
+  /// The coarse monotonic time in nanoseconds (a few milliseconds of resolution, a few
+  /// nanoseconds to read). A monotonic clock counts from boot, so this cannot overflow.
+  static func coarseTicks() -> Int64 {
     var spec = timespec()
     #if os(Linux)
       clock_gettime(CLOCK_MONOTONIC_COARSE, &spec)
     #else
       clock_gettime(CLOCK_MONOTONIC, &spec)
     #endif
-    return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+    return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
   }
 }

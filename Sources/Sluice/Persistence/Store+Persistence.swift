@@ -70,7 +70,7 @@ extension Store where State: Codable {
   /// the lane.
   func onEveryStep(_ body: @escaping @Sendable () -> Void) -> Subscription {
     let core = self.core
-    core.stepHook = body
+    core.stepHook = StepHook(body)
     core.registryChanged()
     return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
       lane.perform {
