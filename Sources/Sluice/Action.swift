@@ -9,8 +9,10 @@
 /// ```
 ///
 /// Stores route actions by their *type identity* (never by a type-name string), so two action
-/// types with the same name in different modules never meet. Actions whose size fits an
-/// existential buffer (three words) travel through a dispatch without allocating.
+/// types with the same name in different modules never meet. A synchronous dispatch hands the
+/// action to its handlers by reference, without allocating, whatever its size; a queued action
+/// (or one that reaches middleware, a catch-all handler or an effect) is boxed into an
+/// `any Action`, which allocates only when it is larger than three words.
 public protocol Action: Sendable {}
 
 /// How a dispatch call hands its action to the lane.

@@ -110,8 +110,9 @@ public final class Dispatcher: Sendable {
   ///     chain) is reported at; the caller's by default.
   ///   - line: The line such an issue is reported at; the caller's by default.
   /// - Complexity: With no observer and nothing queued, one atomic claim, one lock around the
-  ///   reducer and one table look-up per store that handles the action; no allocation for
-  ///   actions of three words or less.
+  ///   reducer and one table look-up per store that handles the action; no allocation, whatever
+  ///   the action's size (the action reaches its handler by reference). A queued action is
+  ///   boxed into an `any Action` (an allocation when it is larger than three words).
   @inlinable
   public func dispatch<A: Action>(
     _ action: A, mode: DispatchMode = .sync,
