@@ -1,3 +1,4 @@
+import Foundation
 import Sluice
 
 /// `floor.call`, `floor.lock` and `dispatch.observers{0,1,100}`.
@@ -37,6 +38,34 @@ enum DispatchCases {
         mutex.unlock()
       }
       consume(state.value)
+    }
+  }
+
+  /// Diagnostic cases (`--extra`): synchronous dispatches from several threads at once.
+  static let extra: [BenchCase] = [
+    BenchCase(name: "extra.dispatch.contended2") { contended(threads: 2) },
+    BenchCase(name: "extra.dispatch.contended3") { contended(threads: 3) },
+  ]
+
+  /// `threads` threads each dispatching `Increment()` synchronously to one store, all at once:
+  /// what contention costs per dispatch (a caller that finds the lane held queues its action,
+  /// then waits for it or drains it). One operation is one dispatch; the threads are started
+  /// for each timed loop.
+  static func contended(threads: Int) -> (Int) -> Void {
+    let store = Store(
+      initialState: Counter(value: 0),
+      reducer: Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 })
+    return { iterations in
+      let perThread = max(1, iterations / threads)
+      let group = DispatchGroup()
+      for _ in 0..<threads {
+        group.enter()
+        Thread {
+          for _ in 0..<perThread { store.dispatch(Increment()) }
+          group.leave()
+        }.start()
+      }
+      group.wait()
     }
   }
 

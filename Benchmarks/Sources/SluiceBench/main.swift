@@ -22,7 +22,7 @@ switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
 case .run(let parsed):
   options = parsed
 case .list(let parsed):
-  for benchCase in allCases + (parsed.extra ? ObservationCases.extra : []) {
+  for benchCase in allCases + (parsed.extra ? ObservationCases.extra + DispatchCases.extra : []) {
     print(benchCase.name)
   }
   exit(0)
@@ -34,7 +34,7 @@ case .error(let message):
   exit(2)
 }
 
-let candidates = allCases + (options.extra ? ObservationCases.extra : [])
+let candidates = allCases + (options.extra ? ObservationCases.extra + DispatchCases.extra : [])
 // A filter that names a case exactly selects only that case ("dispatch.observers1" would
 // otherwise also select "dispatch.observers100"); any other filter is a substring match.
 var selected = candidates.filter { benchCase in
