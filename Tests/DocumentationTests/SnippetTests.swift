@@ -70,6 +70,10 @@ struct SnippetTests {
       ```sh
       swift run
       ```
+
+      ```swift apple-only
+      import SwiftUI
+      ```
       """
     let sluice = "let sluice = 2\n  .doubled()"
     #expect(DocumentationFiles.snippets(in: text, labelledOnly: true) == [sluice])
@@ -137,7 +141,9 @@ enum DocumentationFiles {
         }
         block = nil
       } else if trimmed.hasPrefix("```") {
-        block = ([], leading(line), trimmed.dropFirst(3).hasPrefix("swift"))
+        // A block marked `apple-only` (view code that needs SwiftUI) is shown, not compiled.
+        let info = trimmed.dropFirst(3)
+        block = ([], leading(line), info.hasPrefix("swift") && !info.contains("apple-only"))
       } else if trimmed.hasPrefix("**") {
         label = trimmed
       } else if trimmed.hasPrefix("#") || trimmed.hasPrefix("@Row") {

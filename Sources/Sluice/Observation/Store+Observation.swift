@@ -1,3 +1,6 @@
+// The observers below take any `Delivery`; for `.mainActor` written literally, the overloads
+// of Store+MainActor.swift, whose bodies are isolated to the main actor, are preferred
+// (`@_disfavoredOverload` here).
 extension Store {
   /// Calls `body` with the state after every change.
   ///
@@ -21,6 +24,7 @@ extension Store {
   ///   - start: Whether `body` first receives the current state (the default) or only changes.
   ///   - body: The observer.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
+  @_disfavoredOverload
   public func observe(
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (State) -> Void
@@ -37,7 +41,7 @@ extension Store {
   /// grow with the number of observers of other paths, nor with the size of the state.
   ///
   /// Called from code running on the store's lane (a reducer, a middleware, an observer…), the
-  /// registration takes effect right after the current step, as for ``observe(on:from:_:)``:
+  /// registration takes effect right after the current step, as for ``observe(on:from:_:)-(Delivery,_,_)``:
   /// `body` first receives the value after that step, as both `old` and `new`, then every later
   /// change.
   ///
@@ -53,7 +57,7 @@ extension Store {
   ///   - start: Whether `body` first receives the current value, as both `old` and `new`.
   ///   - body: The observer.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
-  @inlinable
+  @inlinable @_disfavoredOverload
   public func observe<Value: Equatable & Sendable>(
     _ path: KeyPath<State, Value> & Sendable, on delivery: Delivery = .synchronous,
     from start: ObservationStart = .currentValue,
@@ -73,7 +77,7 @@ extension Store {
   /// The store holds `owner` weakly and removes the observer once `owner` is gone, so there is
   /// nothing to keep or cancel (JBFlux's `registerObject:forChangeEvents:`). The returned
   /// subscription can still cancel it early; dropping it does not.
-  @discardableResult
+  @discardableResult @_disfavoredOverload
   public func observe<Owner: AnyObject & Sendable>(
     owner: Owner, on delivery: Delivery = .synchronous,
     from start: ObservationStart = .currentValue,
@@ -89,8 +93,8 @@ extension Store {
   }
 
   /// Calls `body` with `owner` and each change of the value at `path`, for as long as `owner`
-  /// lives. See ``observe(owner:on:from:_:)``.
-  @inlinable @discardableResult
+  /// lives. See ``observe(owner:on:from:_:)-(_,Delivery,_,_)``.
+  @inlinable @discardableResult @_disfavoredOverload
   public func observe<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
     _ path: KeyPath<State, Value> & Sendable, owner: Owner,
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,

@@ -13,7 +13,7 @@ extension Store {
   /// queries, on every committed step). It runs on the lane, in registration order with the
   /// other observers. Attached from code running on the lane (a reducer, a middleware, an
   /// observer…), the reactor joins right after the current step, like an observer (see
-  /// ``observe(on:from:_:)``): it hears about the changes after that step.
+  /// ``observe(on:from:_:)-(Delivery,_,_)``): it hears about the changes after that step.
   public func react(_ handler: @escaping @Sendable (Reaction<State>) -> Void) -> Subscription {
     addReactor(ownerGone: nil) { reaction in
       handler(reaction)

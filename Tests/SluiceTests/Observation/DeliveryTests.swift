@@ -4,8 +4,8 @@ import Testing
 
 @testable import Sluice
 
-/// S6: delivery on a chosen `DispatchQueue`. (`.mainActor` delivery needs a running main loop,
-/// which a test process does not have; it is not tested here.)
+/// S6: delivery on a chosen `DispatchQueue`. (`.mainActor` delivery is tested from main-actor
+/// tests, in `MainActorObservationTests` and `StoreModelTests`.)
 @Suite struct DeliveryTests {
   @Test func queueDeliveryRunsOnTheChosenSerialQueueInLaneOrder() async {
     let queue = DispatchQueue(label: "obs.delivery.serial.end-to-end")
