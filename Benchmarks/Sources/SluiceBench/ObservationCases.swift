@@ -22,7 +22,44 @@ enum ObservationCases {
     BenchCase(name: "extra.bigstate.100k.whole_observer1") {
       bigState(entries: 100_000, wholeObservers: 1)
     },
+    BenchCase(name: "extra.keypath.observer1") { modelOrObserver(.keyPathObserver) },
+    BenchCase(name: "extra.model.unread") { modelOrObserver(.unreadModel) },
+    BenchCase(name: "extra.model.reader1") { modelOrObserver(.modelReadingOnePath) },
   ]
+
+  enum Observing {
+    case keyPathObserver, unreadModel, modelReadingOnePath
+  }
+
+  /// `dispatch.observers0`'s store observed by one key-path observer of `\.value`, by a
+  /// `StoreModel` nobody reads, or by a model whose one reader read `\.value`: what the
+  /// SwiftUI projection costs per action. (The model's main-actor hop does not run while the
+  /// loop holds the main thread: this is the lane's side of the cost, paid on every action.)
+  static func modelOrObserver(_ observing: Observing) -> (Int) -> Void {
+    let store = Store(
+      initialState: Counter(value: 0),
+      reducer: Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 })
+    let keep: [any Sendable]
+    switch observing {
+    case .keyPathObserver:
+      keep = [store.observe(\.value, from: .nextChange) { change in consume(change.new) }]
+    case .unreadModel:
+      keep = [MainActor.assumeIsolated { StoreModel(store) }]
+    case .modelReadingOnePath:
+      keep = [
+        MainActor.assumeIsolated {
+          let model = StoreModel(store)
+          consume(model.value)
+          return model
+        }
+      ]
+    }
+    return { iterations in
+      withExtendedLifetime(keep) {
+        for _ in 0..<iterations { store.dispatch(Increment()) }
+      }
+    }
+  }
 
   /// 1,000 key-path observers on the 1,000 distinct stored paths of a `Panel`; each action
   /// changes one leaf, rotating through them, so exactly one observer fires.

@@ -32,12 +32,12 @@ import Observation
 public final class StoreModel<State: Sendable>: Observable {
   /// The store the model projects.
   public let store: Store<State>
-  private let registrar = ObservationRegistrar()
+  @usableFromInline let registrar = ObservationRegistrar()
   /// The paths read so far, by state key path.
-  private var entries: [AnyKeyPath: AnyModelPath] = [:]
+  @usableFromInline var entries: [AnyKeyPath: any AnyModelPath] = [:]
   /// The key-path observers of the paths read; cancelled when the model goes.
-  private var subscriptions: [Subscription] = []
-  private let mailbox: ModelMailbox
+  @usableFromInline var subscriptions: [Subscription] = []
+  @usableFromInline let mailbox: ModelMailbox
 
   /// Creates a model of `store`. Nothing is observed until a path is read.
   public init(_ store: Store<State>) {
@@ -47,6 +47,7 @@ public final class StoreModel<State: Sendable>: Observable {
   }
 
   /// The value at `path`, tracked: the reader is invalidated when it changes.
+  @inlinable
   public subscript<Value: Equatable & Sendable>(
     dynamicMember path: KeyPath<State, Value> & Sendable
   ) -> Value {
@@ -55,12 +56,14 @@ public final class StoreModel<State: Sendable>: Observable {
 
   /// The value at `path`, tracked exactly: `model[\.todos.count]` invalidates its reader only
   /// when the count changes.
+  @inlinable
   public subscript<Value: Equatable & Sendable>(_ path: KeyPath<State, Value> & Sendable) -> Value {
     value(at: path)
   }
 
   /// The key path that names `path` to the observation registrar. Never read for its value
   /// (the registrar only compares key paths); it reads the store, which is safe from anywhere.
+  @usableFromInline
   nonisolated subscript<Value: Sendable>(tracked path: KeyPath<State, Value> & Sendable) -> Value {
     store.state[keyPath: path]
   }
@@ -100,17 +103,17 @@ public final class StoreModel<State: Sendable>: Observable {
 
   // MARK: - Tracking
 
-  private func value<Value: Equatable & Sendable>(at path: KeyPath<State, Value> & Sendable)
-    -> Value
-  {
+  @inlinable
+  func value<Value: Equatable & Sendable>(at path: KeyPath<State, Value> & Sendable) -> Value {
     let entry = entries[path] as? ModelPath<State, Value> ?? track(path)
     registrar.access(self, keyPath: entry.modelKeyPath)
     return entry.current
   }
 
   /// Starts tracking `path`: one key-path observer, synchronous on the lane, that hands each
-  /// new value to the mailbox.
-  private func track<Value: Equatable & Sendable>(_ path: KeyPath<State, Value> & Sendable)
+  /// new value to the mailbox. Inlinable, so the observer runs code specialized for the value.
+  @inlinable
+  func track<Value: Equatable & Sendable>(_ path: KeyPath<State, Value> & Sendable)
     -> ModelPath<State, Value>
   {
     let entry = ModelPath<State, Value>(
@@ -150,7 +153,8 @@ public struct ValueBinding<Value: Sendable>: Sendable {
 }
 
 /// One tracked path of a model, as its mailbox sees it.
-private protocol AnyModelPath: AnyObject, Sendable {
+@usableFromInline
+protocol AnyModelPath: AnyObject, Sendable {
   /// Whether the path is in the mailbox's pending list (under the mailbox's lock).
   var isPosted: Bool { get set }
   /// Publishes the latest value to the model's readers, if it differs (main actor).
@@ -158,27 +162,33 @@ private protocol AnyModelPath: AnyObject, Sendable {
 }
 
 /// One tracked path: the latest value the lane delivered, and the value the model shows.
-private final class ModelPath<State: Sendable, Value: Equatable & Sendable>: AnyModelPath,
+@usableFromInline
+final class ModelPath<State: Sendable, Value: Equatable & Sendable>: AnyModelPath,
   @unchecked Sendable
 {
   // @unchecked Sendable: `latest` is touched only under `lock`; `isPosted` only under the
   // mailbox's lock; `current` only on the main actor (by the model); the rest is immutable.
-  let modelKeyPath: KeyPath<StoreModel<State>, Value>
-  private let lock = InternalLock()
-  private var latest: Value?
-  var isPosted = false
-  var current: Value
+  @usableFromInline let modelKeyPath: KeyPath<StoreModel<State>, Value>
+  @usableFromInline let lock = InternalLock()
+  @usableFromInline var latest: Value?
+  @usableFromInline var isPosted = false
+  @usableFromInline var current: Value
 
+  @usableFromInline
   init(modelKeyPath: KeyPath<StoreModel<State>, Value>, current: Value) {
     self.modelKeyPath = modelKeyPath
     self.current = current
   }
 
   /// Keeps the newest value from the lane (any thread).
+  @inlinable
   func receive(_ value: Value) {
-    lock.withLock { latest = value }
+    lock.lock()
+    latest = value
+    lock.unlock()
   }
 
+  @usableFromInline
   func takeLatest() -> Value? {
     lock.withLock {
       defer { latest = nil }
@@ -186,7 +196,7 @@ private final class ModelPath<State: Sendable, Value: Equatable & Sendable>: Any
     }
   }
 
-  @MainActor func apply(to model: AnyObject) {
+  @usableFromInline @MainActor func apply(to model: AnyObject) {
     guard let model = model as? StoreModel<State>, let value = takeLatest(), value != current
     else { return }
     model.withMutation(of: modelKeyPath) { current = value }
@@ -195,7 +205,8 @@ private final class ModelPath<State: Sendable, Value: Equatable & Sendable>: Any
 
 /// The changes a model's paths received on the lane, waiting for their main-actor hop: one hop
 /// for everything posted since the previous one.
-private final class ModelMailbox: @unchecked Sendable {
+@usableFromInline
+final class ModelMailbox: @unchecked Sendable {
   // @unchecked Sendable: `pending` and `scheduled` are touched only under `lock`; `model` is
   // weak and set once, before any post.
   private let lock = InternalLock()
@@ -206,6 +217,7 @@ private final class ModelMailbox: @unchecked Sendable {
   var hasPending: Bool { lock.withLock { !pending.isEmpty || scheduled } }
 
   /// Queues `entry` for the next hop, scheduling the hop unless one is pending (any thread).
+  @usableFromInline
   func post(_ entry: any AnyModelPath) {
     let mustSchedule = lock.withLock { () -> Bool in
       if !entry.isPosted {
