@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "Sluice", targets: ["Sluice"]),
     .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
+    .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
   ],
   dependencies: [
@@ -15,6 +16,7 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -25,6 +27,9 @@ let package = Package(
     .target(
       name: "SluiceSQLite",
       dependencies: ["Sluice", .product(name: "GRDB", package: "GRDB.swift")]),
+    .target(
+      name: "SluiceLogging",
+      dependencies: ["Sluice", .product(name: "Logging", package: "swift-log")]),
     .executableTarget(
       name: "SluiceDemo",
       dependencies: [
@@ -41,7 +46,14 @@ let package = Package(
     .testTarget(
       name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTestSupport"]),
     .testTarget(
-      name: "DocumentationTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting"]),
+      name: "SluiceLoggingTests",
+      dependencies: ["Sluice", "SluiceLogging", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(
+      name: "DocumentationTests",
+      dependencies: [
+        "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging",
+        .product(name: "Logging", package: "swift-log"),
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )
