@@ -17,6 +17,11 @@
 // `--window-ms M` sets both coalescing delays to M ms (5 and 50 by default).
 // `--write-through` saves in write-through mode and records each burst as soon as its last
 // `dispatch` returned, without flushing: the mode promises that this is durable already.
+//
+//     SluiceCrashProbe --hold-write-lock SECONDS <database path>
+//
+// holds the database's write lock for SECONDS instead, as another process writing to it would
+// (see HoldWriteLock.swift).
 
 import Foundation
 import Sluice
@@ -111,9 +116,16 @@ var flushEvery = 64
 var window = (debounce: 5, maxDelay: 50)
 var mode = RecordMode.afterFlush
 var positional: [String] = []
+var holdSeconds: Double?
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   switch argument {
+  case "--hold-write-lock":
+    guard let next = arguments.first, let seconds = Double(next), seconds > 0 else {
+      fail("--hold-write-lock needs a positive number of seconds")
+    }
+    arguments.removeFirst()
+    holdSeconds = seconds
   case "--flush-every":
     guard let next = arguments.first, let count = Int(next), count > 0 else {
       fail("--flush-every needs a positive count")
@@ -132,6 +144,12 @@ while !arguments.isEmpty {
   case "--write-through": mode = .afterDispatch
   default: positional.append(argument)
   }
+}
+if let holdSeconds {
+  guard positional.count == 1 else {
+    fail("usage: SluiceCrashProbe --hold-write-lock SECONDS <database>")
+  }
+  holdWriteLock(on: positional[0], for: holdSeconds)
 }
 guard positional.count == 2 else {
   fail(
