@@ -114,9 +114,11 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
       writer = pool
     case .readOnly:
       reader = try Self.waiting("open", path, busyTimeout) {
-        let pool = try DatabasePool(path: path, configuration: configuration)
         do {
+          // Both the open (GRDB reads the schema) and the check read the file.
+          let pool = try DatabasePool(path: path, configuration: configuration)
           try pool.read { db in try Self.checkSchema(db, path: path) }
+          return pool
         } catch let error as DatabaseError
           where error.extendedResultCode == .SQLITE_READONLY_DIRECTORY
           || error.extendedResultCode == .SQLITE_READONLY_CANTINIT
@@ -124,7 +126,6 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
           throw SQLiteStorageError(
             .missingWALFiles, path: path, operation: "open", underlying: error)
         }
-        return pool
       }
       writer = nil
     }

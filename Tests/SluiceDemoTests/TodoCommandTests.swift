@@ -1,8 +1,17 @@
 import Foundation
+import GRDB
 import Sluice
 import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `sluice-demo todo add|list|done|clear`, and what bad input does: a clear message, a non-zero
 /// exit status, and nothing stored lost.
@@ -130,6 +139,69 @@ struct TodoCommandTests {
     let tour = try await DemoProcess.run(["--store", path] + TourTests.fast, in: folder.url)
     #expect(tour.status == 1)
     #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+  }
+
+  /// `todo list` opens the store read-only. On a file made before the schema went through
+  /// GRDB's migrator (no `grdb_migrations` table), it lists the todos and leaves the file as it
+  /// was, where a read-write open would record the migrations. On a missing file, it creates
+  /// nothing.
+  @Test func listReadsTheStoreWithoutWritingToIt() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    defer { folder.remove() }
+    let path = folder.path("todos.sqlite")
+    let add = try await DemoProcess.run(
+      ["todo", "add", "Buy milk", "--store", path], in: folder.url)
+    #expect(add.status == 0, "\(add.errors)")
+    let queue = try DatabaseQueue(path: path)
+    try await queue.write { db in try db.drop(table: "grdb_migrations") }
+    try queue.close()
+    let before = try #require(FileManager.default.contents(atPath: path))
+
+    let list = try await DemoProcess.run(["todo", "list", "--store", path], in: folder.url)
+    #expect(list.status == 0, "\(list.errors)")
+    #expect(list.output.contains("#1 [ ] Buy milk"))
+    #expect(FileManager.default.contents(atPath: path) == before)
+    let migrated = try await DatabaseQueue(path: path).read { db in
+      try db.tableExists("grdb_migrations")
+    }
+    #expect(!migrated)
+
+    let missing = folder.path("not-yet/todos.sqlite")
+    let empty = try await DemoProcess.run(["todo", "list", "--store", missing], in: folder.url)
+    #expect(empty.status == 0, "\(empty.errors)")
+    #expect(empty.output.contains("No todos in \(missing)"))
+    #expect(!FileManager.default.fileExists(atPath: folder.path("not-yet")))
+  }
+
+  /// `todo list` on a file and folder the user cannot write prints the list. Root writes
+  /// whatever the permissions say (as in CI): there, the permission part is skipped, and the
+  /// test only checks that the list is printed (the test above shows that it reads the file
+  /// read-only).
+  @Test func listWorksOnAFileAndFolderTheUserCannotWrite() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    defer { folder.remove() }
+    let locked = folder.url.appendingPathComponent("locked")
+    let path = locked.appendingPathComponent("todos.sqlite").path
+    let store = ["--store", path]
+    _ = try await DemoProcess.run(["todo", "add", "Buy milk"] + store, in: folder.url)
+    _ = try await DemoProcess.run(["todo", "add", "Call Ada"] + store, in: folder.url)
+
+    let enforced = geteuid() != 0
+    let manager = FileManager.default
+    if enforced {
+      try manager.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+      try manager.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked.path)
+    }
+    defer { try? manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+
+    let list = try await DemoProcess.run(["todo", "list"] + store, in: folder.url)
+    #expect(list.status == 0, "\(list.errors)")
+    expectInOrder(list.output, ["#1 [ ] Buy milk", "#2 [ ] Call Ada", "2 open, 0 done."])
+    if enforced {
+      let add = try await DemoProcess.run(["todo", "add", "x"] + store, in: folder.url)
+      #expect(add.status == 1)
+      #expect(add.errors.contains("cannot open the store at \(path)"), "\(add.errors)")
+    }
   }
 
   @Test func aListSavedByANewerVersionIsRefusedAndKept() async throws {

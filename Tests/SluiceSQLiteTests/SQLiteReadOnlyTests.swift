@@ -155,5 +155,16 @@ import Testing
     let database = try SQLiteStorage(path: path, mode: .readOnly)
     #expect(sqlCounterStore(.sqlite("counter", in: database)).state.value == 5)
     #expect(throws: (any Error).self) { try SQLiteStorage(path: path) }
+
+    // Without the `-wal` and `-shm` files that a read-write open keeps, SQLite cannot read
+    // the file from there.
+    try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+    try manager.removeItem(atPath: path + "-wal")
+    try manager.removeItem(atPath: path + "-shm")
+    try manager.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
+    let error = #expect(throws: SQLiteStorageError.self) {
+      try SQLiteStorage(path: path, mode: .readOnly)
+    }
+    #expect(error?.kind == .missingWALFiles)
   }
 }

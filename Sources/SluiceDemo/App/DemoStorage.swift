@@ -13,19 +13,31 @@ struct DemoStorage: Sendable {
   /// Where the state lives, for messages.
   var place: String { path ?? "memory" }
 
-  /// Opens the SQLite file at `path`, creating it and its folder when needed.
+  /// Opens the SQLite file at `path`: in read-write mode, creating it and its folder when
+  /// needed; in read-only mode, creating nothing, so that a file (and folder) the user cannot
+  /// write can be read.
   ///
   /// - Throws: ``DemoError/cannotOpenStore(path:reason:)`` when the folder cannot be made or
-  ///   the file is not an SQLite database the demo can write; the file is left as it was.
-  static func open(path: String) throws(DemoError) -> DemoStorage {
+  ///   the file is not an SQLite database the demo can use; the file is left as it was.
+  static func open(path: String, mode: SQLiteStorage.Mode) throws(DemoError) -> DemoStorage {
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-    try makeFolder(folder, for: path)
     var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+    let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+    if exists, isFolder.boolValue {
       throw .cannotOpenStore(path: path, reason: "it is a folder")
     }
+    switch mode {
+    case .readWrite:
+      try makeFolder(folder, for: path)
+    case .readOnly:
+      if let obstacle = obstacle(to: folder) {
+        throw .cannotOpenStore(path: path, reason: obstacle)
+      }
+      // Nothing stored yet: nothing to read, and nothing to create.
+      if !exists { return DemoStorage(backend: InMemoryStorage(), path: path) }
+    }
     do {
-      return DemoStorage(backend: try SQLiteStorage(path: path), path: path)
+      return DemoStorage(backend: try SQLiteStorage(path: path, mode: mode), path: path)
     } catch {
       throw .cannotOpenStore(path: path, reason: "\(error)")
     }
@@ -43,13 +55,24 @@ struct DemoStorage: Sendable {
 
   /// Creates `folder` and its parents, or says which part of the path is in the way.
   private static func makeFolder(_ folder: URL, for path: String) throws(DemoError) {
+    if let obstacle = obstacle(to: folder) {
+      throw .cannotOpenStore(path: path, reason: obstacle)
+    }
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    } catch {
+      throw .cannotOpenStore(
+        path: path, reason: "the folder \(folder.path) cannot be created (\(error))")
+    }
+  }
+
+  /// Why `folder` cannot be a folder: the part of its path that is a file; `nil` when it is a
+  /// folder, or can be made one.
+  private static func obstacle(to folder: URL) -> String? {
     let manager = FileManager.default
     var isFolder: ObjCBool = false
     if manager.fileExists(atPath: folder.path, isDirectory: &isFolder) {
-      guard isFolder.boolValue else {
-        throw .cannotOpenStore(path: path, reason: "\(folder.path) is a file, not a folder")
-      }
-      return
+      return isFolder.boolValue ? nil : "\(folder.path) is a file, not a folder"
     }
     // The nearest existing parent tells the most useful reason.
     var parent = folder.deletingLastPathComponent()
@@ -57,14 +80,9 @@ struct DemoStorage: Sendable {
       parent = parent.deletingLastPathComponent()
     }
     if manager.fileExists(atPath: parent.path, isDirectory: &isFolder), !isFolder.boolValue {
-      throw .cannotOpenStore(path: path, reason: "\(parent.path) is a file, not a folder")
+      return "\(parent.path) is a file, not a folder"
     }
-    do {
-      try manager.createDirectory(at: folder, withIntermediateDirectories: true)
-    } catch {
-      throw .cannotOpenStore(
-        path: path, reason: "the folder \(folder.path) cannot be created (\(error))")
-    }
+    return nil
   }
 }
 

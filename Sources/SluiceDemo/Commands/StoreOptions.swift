@@ -1,4 +1,5 @@
 import ArgumentParser
+import SluiceSQLite
 
 /// Where a command keeps its state: `--store PATH` or `--in-memory`.
 struct StoreOptions: ParsableArguments {
@@ -22,8 +23,8 @@ struct StoreOptions: ParsableArguments {
     }
   }
 
-  /// Opens the storage the options name.
-  func open() throws(DemoError) -> DemoStorage {
-    inMemory ? .inMemory() : try .open(path: path ?? Self.defaultPath)
+  /// Opens the storage the options name: to read and write, or (`.readOnly`) only to read.
+  func open(_ mode: SQLiteStorage.Mode = .readWrite) throws(DemoError) -> DemoStorage {
+    inMemory ? .inMemory() : try .open(path: path ?? Self.defaultPath, mode: mode)
   }
 }

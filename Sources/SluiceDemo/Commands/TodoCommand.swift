@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sluice
+import SluiceSQLite
 
 /// `sluice-demo todo add|list|done|clear`: your own todo list, kept in the store file.
 struct TodoCommand: AsyncParsableCommand {
@@ -41,7 +42,9 @@ struct TodoCommand: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
 
     func run() async throws {
-      let list = try TodoSession(options)
+      // Read-only: listing works on a file (and folder) the user cannot write, and never
+      // creates one.
+      let list = try TodoSession(options, mode: .readOnly)
       list.print()
     }
   }
@@ -102,8 +105,8 @@ struct TodoSession {
 
   static let namespace = "todo"
 
-  init(_ options: StoreOptions) throws(DemoError) {
-    storage = try options.open()
+  init(_ options: StoreOptions, mode: SQLiteStorage.Mode = .readWrite) throws(DemoError) {
+    storage = try options.open(mode)
     todos = Store(
       initialState: TodoList(), reducer: TodoList.reducer,
       persistence: storage.key("todos", namespace: Self.namespace).saving(.writeThrough))
