@@ -80,6 +80,49 @@ enum SQLiteArticle {
       #expect(try database.keys() == ["sluice.settings"])
     }
 
+    @Test func anImpatientStorageWaitsAtMostItsBusyTimeout() throws {
+      let folder = try ArticleSupport.temporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let databasePath = folder.appendingPathComponent("app.sqlite").path
+      let record = PersistedRecord(
+        key: "sluice.settings", version: 1, data: Data(#"{"theme":"dark","fontSize":14}"#.utf8),
+        updatedAt: Date())
+
+      let impatient = try SQLiteStorage(path: databasePath, busyTimeout: .milliseconds(500))
+      do {
+        try impatient.write([record])
+      } catch let error as SQLiteStorageError where error.kind == .busy {
+        // another process held the file for more than half a second; nothing was written
+      }
+
+      // No other process holds the file here (SQLiteBusyTests has one that does).
+      #expect(try impatient.read("sluice.settings")?.data == record.data)
+    }
+
+    @Test func aReadOnlyStorageRestoresAStoreAndWritesNothing() async throws {
+      let folder = try ArticleSupport.temporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let databasePath = folder.appendingPathComponent("app.sqlite").path
+      let app = Store(
+        initialState: Settings(), reducer: settingsReducer,
+        persistence: .sqlite("settings", in: try SQLiteStorage(path: databasePath)))
+      app.dispatch(ThemeChosen(theme: "dark"))
+      try await app.persistence?.flush()
+
+      let viewer = try SQLiteStorage(path: databasePath, mode: .readOnly)
+      let settings = Store(
+        initialState: Settings(), reducer: settingsReducer,
+        persistence: .sqlite("settings", in: viewer))  // restored from the file
+      let keys = try viewer.keys()
+
+      #expect(settings.state.theme == "dark")
+      #expect(keys == ["sluice.settings"])
+      settings.dispatch(ThemeChosen(theme: "light"))
+      await #expect(throws: PersistenceError.self) { try await settings.persistence?.flush() }
+      #expect(settings.errors.last?.source == .persistence("sluice.settings"))
+      #expect(throws: SQLiteStorageError.self) { try viewer.write([]) }
+    }
+
     @Test func aNamespaceKeepsStatesApart() async throws {
       let database = try SQLiteStorage()
 
