@@ -46,7 +46,7 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   let reader: any DatabaseReader
   /// `nil` in read-only mode.
   let writer: (any DatabaseWriter)?
-  /// How long an access waits for a database that another connection holds.
+  /// How long an open or a write waits for a database that another connection holds.
   let waitLimit: Duration
 
   /// How long an open or a write waits, by default, for another connection (of this or
@@ -62,8 +62,9 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   /// in read-only mode, checks that it has them.
   ///
   /// When another connection (of this process or another) holds the file — writing, or
-  /// recovering it after a crash — the open and each later access wait for it, at most
-  /// `busyTimeout`, then fail with ``SQLiteStorageError/Kind/busy``.
+  /// recovering it after a crash — the open and each later write wait for it, at most
+  /// `busyTimeout`, then fail with ``SQLiteStorageError/Kind/busy``. Reads do not wait for
+  /// writers (WAL mode).
   ///
   /// A read-write open applies the schema's migrations that the file has not recorded yet
   /// (GRDB's `DatabaseMigrator`); a file made by an earlier SluiceSQLite, before the
@@ -81,8 +82,8 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   /// - Parameters:
   ///   - path: The database file.
   ///   - mode: ``Mode/readWrite`` (the default), or ``Mode/readOnly``.
-  ///   - busyTimeout: How long an access waits for a database that another connection holds;
-  ///     ``busyTimeout`` (10 seconds) by default.
+  ///   - busyTimeout: How long an open or a write waits for a database that another connection
+  ///     holds; ``busyTimeout`` (10 seconds) by default.
   /// - Throws: ``SQLiteStorageError`` when another connection held the file for longer than
   ///   `busyTimeout` (``SQLiteStorageError/Kind/busy``), when a newer version of SluiceSQLite
   ///   migrated it (``SQLiteStorageError/Kind/newerSchema``), and in read-only mode when the
