@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Benchmarks for Sluice, kept in their own package so the library's manifest stays free of
