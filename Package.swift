@@ -40,11 +40,14 @@ let package = Package(
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
     .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
     .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
+    // Opens pseudo-terminals for the demo's tests: glibc hides posix_openpt and friends from Swift.
+    .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),
     .testTarget(
       name: "SluiceSQLiteTests",
       dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting", "SluiceTestSupport"]),
     .testTarget(
-      name: "SluiceDemoTests", dependencies: ["Sluice", "SluiceSQLite", "SluiceTestSupport"]),
+      name: "SluiceDemoTests",
+      dependencies: ["Sluice", "SluiceSQLite", "SluiceTestSupport", "CPseudoTerminal"]),
     .testTarget(
       name: "SluiceLoggingTests",
       dependencies: ["Sluice", "SluiceLogging", .product(name: "Logging", package: "swift-log")]),
