@@ -53,7 +53,9 @@ struct DemoProcess {
     process.arguments = arguments
     process.currentDirectoryURL = folder
     var merged = ProcessInfo.processInfo.environment
+    // Colour depends only on what a test asks for, not on the environment it runs in.
     merged["NO_COLOR"] = nil
+    merged["FORCE_COLOR"] = nil
     merged["TERM"] = "xterm"
     for (key, value) in environment { merged[key] = value }
     process.environment = merged

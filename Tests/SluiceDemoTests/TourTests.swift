@@ -98,6 +98,43 @@ struct TourTests {
     #expect(!plain.output.contains("\u{1B}["))
   }
 
+  @Test func theProgressBarEndsItsLineBeforeTheReactionsPrint() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(
+      ["--in-memory"] + Self.fast, in: folder.url, environment: ["NO_COLOR": "1"],
+      terminal: true)
+    #expect(run.status == 0, "\(run.errors)")
+    // A terminal ends lines with "\r\n" (one Character in Swift); the bar redraws with "\r".
+    let lines = run.output.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+    let bar = try #require(lines.firstIndex { $0.contains("signing in") && $0.contains("100%") })
+    #expect(lines[bar].hasSuffix("100%"), "\(lines[bar])")
+    try #require(bar + 1 < lines.count)
+    #expect(lines[bar + 1].contains("session.profile: loading → loaded(Ada)"))
+  }
+
+  @Test func forceColorColoursOutputThatIsNotATerminalUnlessNoColorIsSet() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let forced = try await DemoProcess.run(
+      ["--in-memory"] + Self.fast, in: folder.url, environment: ["FORCE_COLOR": "1"])
+    #expect(forced.status == 0, "\(forced.errors)")
+    #expect(forced.output.contains("\u{1B}[1m1. Restore\u{1B}[0m"))
+    // Colour, but no bar redrawn in place: the output is not a terminal.
+    #expect(!forced.output.contains("\r"))
+    #expect(forced.output.contains("signing in … 100%"))
+
+    let both = try await DemoProcess.run(
+      ["--in-memory"] + Self.fast, in: folder.url,
+      environment: ["FORCE_COLOR": "1", "NO_COLOR": "1"])
+    #expect(both.status == 0)
+    #expect(!both.output.contains("\u{1B}["))
+
+    let off = try await DemoProcess.run(
+      ["--in-memory"] + Self.fast, in: folder.url, environment: ["FORCE_COLOR": "0"],
+      terminal: true)
+    #expect(off.status == 0)
+    #expect(!off.output.contains("\u{1B}["))
+  }
+
   @Test func helpListsTheCommands() async throws {
     let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let help = try await DemoProcess.run(["--help"], in: folder.url)

@@ -1,5 +1,6 @@
-/// A progress indicator for a slow step. On a terminal, a bar redrawn in place; otherwise one
-/// line per quarter reached, so logs stay short.
+/// A progress indicator for a slow step. On a terminal, a bar redrawn in place whose line ends
+/// when it reaches 100%, before anything else is printed; otherwise one line per quarter
+/// reached, so logs stay short.
 final class ProgressBar: @unchecked Sendable {
   private let terminal: Terminal
   private let label: String
@@ -7,7 +8,6 @@ final class ProgressBar: @unchecked Sendable {
   // Touched only by the observer that drives the bar, which is never called concurrently
   // with itself (S6).
   private var lastQuarter = -1
-  private var isDrawn = false
 
   init(_ label: String, on terminal: Terminal) {
     self.terminal = terminal
@@ -22,8 +22,8 @@ final class ProgressBar: @unchecked Sendable {
       let filled = Int((fraction * Double(width)).rounded())
       let bar =
         String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-      terminal.write("\r     \(label) \(terminal.styled(bar, .blue)) \(percent)%")
-      isDrawn = true
+      terminal.redraw("     \(label) \(terminal.styled(bar, .blue)) \(percent)%")
+      if fraction == 1 { terminal.endLine() }
     } else {
       let quarter = Int(fraction * 4)
       guard quarter != lastQuarter else { return }
@@ -32,9 +32,8 @@ final class ProgressBar: @unchecked Sendable {
     }
   }
 
-  /// Ends the bar's line.
+  /// Ends the bar's line, when the step ended before 100%.
   func finish() {
-    if isDrawn { terminal.write("\n") }
-    isDrawn = false
+    terminal.endLine()
   }
 }

@@ -8,21 +8,35 @@ import Foundation
   import Darwin
 #endif
 
-/// Where the demo writes: standard output, styled with ANSI colours only when it is a terminal
-/// (and `NO_COLOR` is not set), and safe to use from the lane's thread and the main task alike.
+/// Where the demo writes: standard output, styled with ANSI colours when ``usesColour`` says so,
+/// and safe to use from the lane's thread and the main task alike.
+///
+/// Colour follows the common conventions, first match wins: `NO_COLOR` set to anything but the
+/// empty string turns it off (<https://no-color.org>); `FORCE_COLOR` turns it on even when the
+/// output is not a terminal, unless it is `0` or `false`, which turn it off; otherwise colour is
+/// used when standard output is a terminal whose `TERM` is not `dumb`.
 final class Terminal: Sendable {
-  /// Whether standard output is a terminal: colours, and a progress bar redrawn in place.
+  /// Whether standard output is a terminal (and `TERM` is not `dumb`): a progress bar is redrawn
+  /// in place.
   let isInteractive: Bool
-  private let lock = NSLock()
+  /// Whether ``styled(_:_:)`` adds ANSI colour codes.
+  let usesColour: Bool
+  /// Whether a line drawn in place (``redraw(_:)``) waits for its newline.
+  private let lineIsOpen = Locked(false)
 
-  init(isInteractive: Bool = Terminal.standardOutputIsTerminal) {
-    self.isInteractive = isInteractive
+  init(
+    environment: [String: String] = ProcessInfo.processInfo.environment,
+    outputIsTerminal: Bool = isatty(STDOUT_FILENO) == 1
+  ) {
+    isInteractive = outputIsTerminal && environment["TERM"] != "dumb"
+    usesColour = Terminal.usesColour(environment: environment, isInteractive: isInteractive)
   }
 
-  static var standardOutputIsTerminal: Bool {
-    let environment = ProcessInfo.processInfo.environment
-    return isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil
-      && environment["TERM"] != "dumb"
+  /// Whether to colour the output, by the conventions in the type's description.
+  static func usesColour(environment: [String: String], isInteractive: Bool) -> Bool {
+    if let noColour = environment["NO_COLOR"], !noColour.isEmpty { return false }
+    if let force = environment["FORCE_COLOR"] { return force != "0" && force != "false" }
+    return isInteractive
   }
 
   enum Style: String {
@@ -36,20 +50,38 @@ final class Terminal: Sendable {
     case cyan = "36"
   }
 
-  /// `text` in `style` when the output is a terminal, plain otherwise.
+  /// `text` in `style` when the output is coloured, plain otherwise.
   func styled(_ text: String, _ style: Style) -> String {
-    isInteractive ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    usesColour ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
   }
 
-  /// Writes a line.
+  /// Writes a line, below the line drawn in place if one is open.
   func line(_ text: String = "") {
-    write(text + "\n")
+    lineIsOpen.withLock { isOpen in
+      write((isOpen ? "\n" : "") + text + "\n")
+      isOpen = false
+    }
   }
 
-  /// Writes `text` as is, and flushes it.
-  func write(_ text: String) {
-    lock.lock()
-    defer { lock.unlock() }
+  /// Draws `text` over the current line (a progress bar redrawn in place); the next ``line(_:)``
+  /// or ``endLine()`` ends it first.
+  func redraw(_ text: String) {
+    lineIsOpen.withLock { isOpen in
+      write("\r" + text)
+      isOpen = true
+    }
+  }
+
+  /// Ends the line drawn in place, if one is open.
+  func endLine() {
+    lineIsOpen.withLock { isOpen in
+      if isOpen { write("\n") }
+      isOpen = false
+    }
+  }
+
+  /// Writes `text` as is; the caller holds `lineIsOpen`'s lock, so writes never interleave.
+  private func write(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
   }
 
