@@ -47,7 +47,9 @@ let package = Package(
       dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting", "SluiceTestSupport"]),
     .testTarget(
       name: "SluiceDemoTests",
-      dependencies: ["Sluice", "SluiceSQLite", "SluiceTestSupport", "CPseudoTerminal"]),
+      dependencies: [
+        "Sluice", "SluiceSQLite", "SluiceDemo", "SluiceTestSupport", "CPseudoTerminal",
+      ]),
     .testTarget(
       name: "SluiceLoggingTests",
       dependencies: ["Sluice", "SluiceLogging", .product(name: "Logging", package: "swift-log")]),

@@ -104,6 +104,25 @@ struct TodoCommandTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path(".sluice")))
   }
 
+  @Test(
+    "an unknown command says so and points to --help",
+    arguments: [
+      (["frobnicate"], "Unknown command 'frobnicate'.", "sluice-demo --help"),
+      (
+        ["todo", "frobnicate", "--in-memory"], "Unknown command 'todo frobnicate'.",
+        "sluice-demo todo --help"
+      ),
+    ])
+  func anUnknownCommandSaysSo(arguments: [String], message: String, help: String) async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(arguments, in: folder.url)
+    #expect(run.status == 64)
+    #expect(run.errors.contains("Error: \(message)"), "\(run.errors)")
+    #expect(run.errors.contains(help), "\(run.errors)")
+    #expect(!run.errors.contains("Usage: sluice-demo tour"), "\(run.errors)")
+    #expect(run.output.isEmpty)
+  }
+
   @Test func aStorePathThatCannotBeWrittenIsAClearError() async throws {
     let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let file = folder.path("not-a-folder")

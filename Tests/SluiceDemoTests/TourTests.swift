@@ -2,6 +2,8 @@ import Foundation
 import SluiceTestSupport
 import Testing
 
+@testable import SluiceDemo
+
 /// `sluice-demo` with no command runs the tour; a second run restores what the first saved.
 @Suite("sluice-demo tour")
 struct TourTests {
@@ -133,6 +135,13 @@ struct TourTests {
       terminal: true)
     #expect(off.status == 0)
     #expect(!off.output.contains("\u{1B}["))
+  }
+
+  @Test func versionPrintsTheDemosVersion() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(["--version"], in: folder.url)
+    #expect(run.status == 0)
+    #expect(run.output == "\(SluiceDemo.version)\n")
   }
 
   @Test func helpListsTheCommands() async throws {
