@@ -35,6 +35,7 @@ let package = Package(
       dependencies: [
         "Sluice", "SluiceSQLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
@@ -49,6 +50,7 @@ let package = Package(
       name: "SluiceDemoTests",
       dependencies: [
         "Sluice", "SluiceSQLite", "SluiceDemo", "SluiceTestSupport", "CPseudoTerminal",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
       name: "SluiceLoggingTests",

@@ -153,10 +153,15 @@ struct TodoCommandTests {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     let run = try await DemoProcess.run(["todo", "add", "x", "--store", path], in: folder.url)
     #expect(run.status == 1)
-    #expect(run.errors.contains("cannot open the store at \(path)"))
+    #expect(
+      run.errors.contains(
+        "cannot open the store at \(path): the file is not an SQLite database."),
+      "\(run.errors)")
+    #expect(!run.errors.contains("SQLite error"), "\(run.errors)")
     #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
     let tour = try await DemoProcess.run(["--store", path] + TourTests.fast, in: folder.url)
     #expect(tour.status == 1)
+    #expect(tour.errors.contains("the file is not an SQLite database"), "\(tour.errors)")
     #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
   }
 

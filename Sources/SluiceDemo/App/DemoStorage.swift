@@ -39,7 +39,7 @@ struct DemoStorage: Sendable {
     do {
       return DemoStorage(backend: try SQLiteStorage(path: path, mode: mode), path: path)
     } catch {
-      throw .cannotOpenStore(path: path, reason: "\(error)")
+      throw .cannotOpenStore(path: path, reason: DemoError.cause(of: error, at: path))
     }
   }
 
@@ -62,7 +62,8 @@ struct DemoStorage: Sendable {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     } catch {
       throw .cannotOpenStore(
-        path: path, reason: "the folder \(folder.path) cannot be created (\(error))")
+        path: path,
+        reason: "the folder \(folder.path) cannot be created (\(DemoError.cause(of: error)))")
     }
   }
 
@@ -94,9 +95,11 @@ extension RestoreOutcome {
     case .empty, .restored, .migrated:
       return nil
     case .refused(let error), .unreadable(let error):
-      throw .storedStateUnusable(what: what, path: storage.place, reason: "\(error)")
+      throw .storedStateUnusable(
+        what: what, path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
     case .discarded(let error, let quarantineKey):
-      return "the stored \(what) could not be read (\(error)); it was set aside as "
+      return
+        "the stored \(what) could not be read (\(DemoError.cause(of: error, at: storage.path))); it was set aside as "
         + "'\(quarantineKey ?? "nothing")' and \(what) starts empty."
     }
   }

@@ -122,10 +122,10 @@ struct TodoSession {
     do {
       try await todos.persistence?.flush()
     } catch {
-      throw .notSaved(path: storage.place, reason: "\(error)")
+      throw .notSaved(path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
     }
     if let error = todos.persistence?.lastError {
-      throw .notSaved(path: storage.place, reason: "\(error)")
+      throw .notSaved(path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
     }
   }
 

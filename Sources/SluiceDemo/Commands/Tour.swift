@@ -200,7 +200,8 @@ struct TourGuide {
     do {
       try await app.save()
     } catch {
-      throw DemoError.notSaved(path: storage.place, reason: "\(error)")
+      throw DemoError.notSaved(
+        path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
     }
     let todos = app.todos.state
     if let path = storage.path {
