@@ -13,7 +13,8 @@ let package = Package(
     .executable(name: "sluice-bench", targets: ["SluiceBench"])
   ],
   dependencies: [
-    .package(name: "Sluice", path: "..")
+    .package(name: "Sluice", path: ".."),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
   ],
   targets: [
     // Counts calls to malloc and friends by defining them in the executable (glibc only; on other
@@ -25,6 +26,7 @@ let package = Package(
         .product(name: "Sluice", package: "Sluice"),
         .product(name: "SluiceSQLite", package: "Sluice"),
         "CAllocCounter",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -17,21 +17,12 @@ let allCases =
   + EffectCases.all + PersistenceCases.all
 let lockFloorName = "floor.lock"
 
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
-case .run(let parsed):
-  options = parsed
-case .list(let parsed):
-  for benchCase in allCases + (parsed.extra ? ObservationCases.extra + DispatchCases.extra : []) {
+let options = Options.parseOrExit()
+if options.list {
+  for benchCase in allCases + (options.extra ? ObservationCases.extra + DispatchCases.extra : []) {
     print(benchCase.name)
   }
   exit(0)
-case .help:
-  print(Options.usage)
-  exit(0)
-case .error(let message):
-  printError("sluice-bench: \(message)\n\n\(Options.usage)")
-  exit(2)
 }
 
 let candidates = allCases + (options.extra ? ObservationCases.extra + DispatchCases.extra : [])
