@@ -384,7 +384,7 @@ extension MiniSwiftGuide {
   @Suite("Migrating from Mini-Swift: every Sluice snippet runs") struct Tests {
     @Test func theManifestNamesWhatThisPackageDeclares() throws {
       let manifest = """
-        // swift-tools-version: 6.1
+        // swift-tools-version: 6.2
 
         import PackageDescription
 
