@@ -13,6 +13,7 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -23,7 +24,11 @@ let package = Package(
     .target(name: "Sluice", dependencies: ["CSluiceSupport"]),
     .target(
       name: "SluiceTesting",
-      dependencies: ["Sluice", .product(name: "CustomDump", package: "swift-custom-dump")]),
+      dependencies: [
+        "Sluice", .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+      ]),
     .target(
       name: "SluiceSQLite",
       dependencies: ["Sluice", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -39,7 +44,12 @@ let package = Package(
       ]),
     .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
     .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
-    .testTarget(name: "SluiceTestingTests", dependencies: ["Sluice", "SluiceTesting"]),
+    .testTarget(
+      name: "SluiceTestingTests",
+      dependencies: [
+        "Sluice", "SluiceTesting",
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ]),
     .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
     // Opens pseudo-terminals for the demo's tests: glibc hides posix_openpt and friends from Swift.
     .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),

@@ -1,35 +1,19 @@
-import Testing
-import XCTest
+import IssueReporting
 
 /// Where a test assertion was made, to report its failure there.
-public struct TestLocation: Sendable {
+struct TestLocation: Sendable {
   let fileID: StaticString
   let filePath: StaticString
   let line: UInt
   let column: UInt
-
-  /// Captures a location.
-  public init(
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
-  ) {
-    self.fileID = fileID
-    self.filePath = filePath
-    self.line = line
-    self.column = column
-  }
 }
 
-/// Fails the running test: a Swift Testing issue inside a Swift Testing test, an `XCTFail`
-/// otherwise.
+/// Fails the running test through IssueReporting: a Swift Testing issue inside a Swift Testing
+/// test, an `XCTFail` inside an XCTest test, a runtime warning outside tests.
+///
+/// A failure inside `withKnownIssue` (Swift Testing) or `XCTExpectFailure` is expected there.
 func recordFailure(_ message: String, at location: TestLocation) {
-  if Test.current != nil {
-    Issue.record(
-      Comment(rawValue: message),
-      sourceLocation: SourceLocation(
-        fileID: "\(location.fileID)", filePath: "\(location.filePath)",
-        line: Int(location.line), column: Int(location.column)))
-  } else {
-    XCTFail(message, file: location.filePath, line: location.line)
-  }
+  reportIssue(
+    message, fileID: location.fileID, filePath: location.filePath, line: location.line,
+    column: location.column)
 }

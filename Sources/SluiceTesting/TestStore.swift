@@ -23,7 +23,8 @@ import Sluice
 /// - ``finish(timeout:fileID:filePath:line:column:)`` waits for the effects to end; at its
 ///   deinitialization the store fails the test for actions and effects left over.
 ///
-/// Failures carry a readable diff of the expected and actual states. Set ``exhaustivity`` to
+/// Failures are reported through IssueReporting, where the assertion was written, with a
+/// readable diff of the expected and actual states. Set ``exhaustivity`` to
 /// ``Exhaustivity/off`` to assert only what matters to a test.
 public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   // @unchecked Sendable: `exhaustivity` and `timeout` are meant to be set by the test before

@@ -1,11 +1,43 @@
+import IssueReporting
 import Sluice
 import SluiceTesting
 import Testing
 
 private struct Boom: Error {}
 
+/// An issue reporter that keeps the messages it is given, instead of failing the test.
+private struct Collector: IssueReporting.IssueReporter {
+  let messages = TestLog<(message: String, line: UInt, column: UInt)>()
+
+  func reportIssue(
+    _ message: @autoclosure () -> String?, severity: IssueSeverity, fileID: StaticString,
+    filePath: StaticString, line: UInt, column: UInt
+  ) {
+    messages.append((message() ?? "", line, column))
+  }
+}
+
 /// An exhaustive `TestStore` fails when it must, with the message that says why.
 @Suite struct TestStoreFailureTests {
+  // MARK: - Reporting
+
+  @Test func failuresGoThroughIssueReporting() async throws {
+    // A reporter installed with IssueReporting's `withIssueReporters` gets the failure: the
+    // test store reports with `reportIssue`, which fails a Swift Testing or XCTest test, or
+    // warns outside tests.
+    let collector = Collector()
+    let store = makeStore()
+    let line = #line + 2
+    _ = await withIssueReporters([collector]) {
+      await store.send(Increment()) { $0.count = 2 }
+    }
+    let reported = try #require(collector.messages.values.first)
+    #expect(collector.messages.values.count == 1)
+    #expect(reported.message.contains("A state change does not match the expectation"))
+    #expect(reported.line == UInt(line))
+    #expect(reported.column > 1)  // the call's, not a default
+  }
+
   // MARK: - send
 
   @Test func wrongStateInSend() async throws {
