@@ -1,4 +1,5 @@
 import CustomDump
+import Dispatch
 import Foundation
 import Sluice
 
@@ -16,9 +17,10 @@ import Sluice
 ///
 /// - ``send(_:assert:fileID:filePath:line:column:)`` dispatches an action, waits until it was
 ///   processed, and checks the state change: the closure gets the state before the action and
-///   must turn it into exactly the state after.
-/// - ``receive(_:timeout:assert:fileID:filePath:line:column:)-(A.Type,_,_,_,_,_,_)`` waits for an
-///   action that an effect (or a reducer, middleware or observer) dispatched, and checks its state
+///   must turn it into exactly the state after. It returns a ``TestStoreTask`` for the effects
+///   the action started.
+/// - `receive` waits for an action that an effect (or a reducer, middleware or observer)
+///   dispatched, named by type, by value, by enum case or by a predicate, and checks its state
 ///   change.
 /// - ``finish(timeout:fileID:filePath:line:column:)`` waits for the effects to end; at its
 ///   deinitialization the store fails the test for actions and effects left over.
@@ -41,15 +43,19 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     var sending = false
   }
 
+  /// How long the deinitialization lets effects still running end, and what they dispatched be
+  /// processed: an effect whose last dispatch was just received may still be returning from it.
+  static var endOfTestGrace: DispatchTimeInterval { .milliseconds(250) }
+
   /// The store under test.
   public let store: Store<State>
   /// How much the store insists on; ``Exhaustivity/on`` by default.
   public var exhaustivity: Exhaustivity = .on
-  /// How long the `receive` methods and ``finish(timeout:fileID:filePath:line:column:)`` wait
-  /// by default.
-  public var timeout: Duration = .seconds(5)
+  /// How long the `receive` methods, ``finish(timeout:fileID:filePath:line:column:)`` and the
+  /// tasks `send` returns wait by default: 1 second, as in The Composable Architecture.
+  public var timeout: Duration = .seconds(1)
 
-  private let log = Locked(Log())
+  let log = Locked(Log())
   private var recording: Subscription?
   private let location: TestLocation
 
@@ -86,47 +92,25 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   }
 
   deinit {
+    if exhaustivity == .on { checkTheEnd() }
     recording?.cancel()
-    if exhaustivity == .on {
-      let left = log.withLock { $0.records.filter { !$0.sent } }
-      if !left.isEmpty {
-        recordFailure(
-          "The store received \(left.count) unexpected action\(left.count == 1 ? "" : "s"):\n\n"
-            + Self.list(left) + "\n\nAssert them with receive(_:), or call "
-            + "skipReceivedActions().",
-          at: location)
-      }
-      let running = Self.activeEffects(of: store)
-      if running > 0 {
-        recordFailure(
-          "\(running) effect\(running == 1 ? " is" : "s are") still running. Await finish() to "
-            + "let them end, or call skipInFlightEffects().",
-          at: location)
-      }
-    }
     store.cancelAllEffects()
   }
 
   /// The store's current state.
   public var state: State { store.state }
 
-  /// The effects still running (not cancelled), after letting those that are finishing end.
-  ///
-  /// An effect whose last dispatch was just received may still be returning from it; deinit
-  /// cannot await, so it gives such effects up to 250 ms before it counts them.
-  private static func activeEffects(of store: Store<State>) -> Int {
-    var waited = 0
-    while store.activeEffectCount > 0, waited < 250 {
-      usleep(1_000)
-      waited += 1
-    }
-    return store.activeEffectCount
-  }
-
   // MARK: - Sending
 
   /// Dispatches `action`, waits until it (and everything it caused synchronously) was
   /// processed, and checks the state change.
+  ///
+  /// ```swift
+  /// let task = await store.send(StartTimer()) { $0.isTimerOn = true }
+  /// await clock.advance(by: .seconds(1))
+  /// await store.receive(Tick.self) { $0.seconds = 1 }
+  /// await task.cancel()  // the timer effect ends with the test
+  /// ```
   ///
   /// - Parameters:
   ///   - action: The action.
@@ -136,14 +120,19 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   ///   - filePath: The full path of that file, for XCTest; the caller's by default.
   ///   - line: The line a failure is reported at; the caller's by default.
   ///   - column: The column a failure is reported at; the caller's by default.
+  /// - Returns: The effects the action started, to await or cancel.
+  @discardableResult
   public func send<A: Action>(
     _ action: A, assert update: ((inout State) throws -> Void)? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
     column: UInt = #column
-  ) async {
+  ) async -> TestStoreTask {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     failOnUnasserted(at: location) { "Must handle \($0) before sending an action" }
-    await store.sendMarked(action) { [log] inside in log.withLock { $0.sending = inside } }
+    let effects = await store.sendMarked(action) { [log] inside in
+      log.withLock { $0.sending = inside }
+    }
+    let task = TestStoreTask(effects: effects, action: "\(A.self)", timeout: timeout)
     let (early, sent) = log.withLock { log -> ([Record], Record?) in
       guard let index = log.records.firstIndex(where: \.sent) else { return ([], nil) }
       let early = Array(log.records[..<index])
@@ -158,57 +147,11 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
         at: location)
     }
     guard let sent else {
-      return recordFailure("\(A.self) was not processed by the store.", at: location)
+      recordFailure("\(A.self) was not processed by the store.", at: location)
+      return task
     }
     check(sent, update, what: "sending \(A.self)", at: location)
-  }
-
-  // MARK: - Receiving
-
-  /// Waits for an action of type `A` dispatched by an effect (or from inside the lane), and
-  /// checks its state change.
-  ///
-  /// With exhaustivity on, it must be the next action received; off, earlier actions of other
-  /// types are skipped.
-  public func receive<A: Action>(
-    _ type: A.Type, timeout: Duration? = nil, assert update: ((inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
-  ) async {
-    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    guard
-      let record = await next(
-        matching: { $0 is A }, named: "\(A.self)", timeout: timeout ?? self.timeout,
-        at: location)
-    else { return }
-    check(record, update, what: "receiving \(A.self)", at: location)
-  }
-
-  /// Waits for `action` dispatched by an effect (or from inside the lane), and checks its state
-  /// change; fails with a diff when the action received differs.
-  public func receive<A: Action & Equatable>(
-    _ action: A, timeout: Duration? = nil, assert update: ((inout State) throws -> Void)? = nil,
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
-  ) async {
-    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-    let exhaustive = exhaustivity == .on
-    let matches: @Sendable (any Action) -> Bool = { received in
-      guard let received = received as? A else { return false }
-      return exhaustive || received == action
-    }
-    guard
-      let record = await next(
-        matching: matches, named: "\(A.self)", timeout: timeout ?? self.timeout, at: location)
-    else { return }
-    if let received = record.action as? A, received != action {
-      recordFailure(
-        "The action received does not match the expectation: …\n\n"
-          + (diff(action, received, format: .proportional) ?? "")
-          + "\n\n(Expected: −, Received: +)",
-        at: location)
-    }
-    check(record, update, what: "receiving \(A.self)", at: location)
+    return task
   }
 
   /// Forgets the actions received and not asserted yet.
@@ -217,6 +160,9 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   }
 
   /// Cancels the effects in flight, so that the test may end with them.
+  ///
+  /// The end-of-test check no longer counts them, even one that ignores cancellation; what
+  /// they dispatch once cancelled is dropped.
   public func skipInFlightEffects() {
     store.cancelAllEffects()
   }
@@ -224,6 +170,13 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// Waits until no effect is in flight and what they dispatched was processed; fails when
   /// some are still running after `timeout` (exhaustivity on), or when received actions are
   /// left unasserted.
+  ///
+  /// - Parameters:
+  ///   - timeout: How long to wait; ``timeout`` by default.
+  ///   - fileID: The file a failure is reported at; the caller's by default.
+  ///   - filePath: The full path of that file, for XCTest; the caller's by default.
+  ///   - line: The line a failure is reported at; the caller's by default.
+  ///   - column: The column a failure is reported at; the caller's by default.
   public func finish(
     timeout: Duration? = nil, fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
@@ -231,146 +184,80 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     let settled = await settle(within: timeout ?? self.timeout)
     if !settled, exhaustivity == .on {
-      let running = store.activeEffectCount
+      let running = store.activeEffectSources
       recordFailure(
-        "\(running) effect\(running == 1 ? " is" : "s are") still running after "
-          + "\(timeout ?? self.timeout).",
+        "\(Self.effects(running)) still running after \(timeout ?? self.timeout): "
+          + Self.names(running) + ".",
         at: location)
     }
     failOnUnasserted(at: location) { "\($0) left unasserted" }
   }
 
-  // MARK: - Internals
+  // MARK: - The end of the test
 
-  /// Waits for the next received record that matches (exhaustive: the next one, whatever it
-  /// is); `nil` after a failure.
-  private func next(
-    matching matches: @escaping @Sendable (any Action) -> Bool, named name: String,
-    timeout: Duration, at location: TestLocation
-  ) async -> Record? {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    let exhaustive = exhaustivity == .on
-    var flushed = false
-    var skipped: [String] = []
-    while true {
-      let record = log.withLock { log -> Record? in
-        log.records.removeAll(where: \.sent)
-        if exhaustive {
-          return log.records.isEmpty ? nil : log.records.removeFirst()
-        }
-        guard let index = log.records.firstIndex(where: { matches($0.action) }) else {
-          skipped += log.records.map { "\(type(of: $0.action))" }
-          log.records.removeAll()
-          return nil
-        }
-        skipped += log.records[..<index].map { "\(type(of: $0.action))" }
-        let record = log.records[index]
-        log.records.removeFirst(index + 1)
-        return record
-      }
-      if let record {
-        guard matches(record.action) else {
-          recordFailure(
-            "Expected to receive \(name), but received \(type(of: record.action)):\n\n"
-              + String(customDumping: record.action),
-            at: location)
-          return nil
-        }
-        return record
-      }
-      if store.activeEffectCount == 0 {
-        // Nothing runs that could dispatch: flush the lane once, then give up.
-        if flushed {
-          let received =
-            skipped.isEmpty
-            ? "no action was received"
-            : "only other actions were received (\(skipped.joined(separator: ", ")))"
-          recordFailure(
-            "Expected to receive \(name), but \(received) and no effect is running.",
-            at: location)
-          return nil
-        }
-        await store.settle()
-        flushed = true
-        continue
-      }
-      flushed = false
-      if clock.now >= deadline {
-        let running = store.activeEffectCount
-        recordFailure(
-          "Expected to receive \(name) within \(timeout), but none arrived; \(running) "
-            + "effect\(running == 1 ? " is" : "s are") still running.",
-          at: location)
-        return nil
-      }
-      try? await Task.sleep(for: .milliseconds(1))
-    }
-  }
-
-  /// Checks that `update` turns the state before `record` into the state after it.
-  private func check(
-    _ record: Record, _ update: ((inout State) throws -> Void)?, what: String,
-    at location: TestLocation
-  ) {
-    guard let update else {
-      if exhaustivity == .on, record.before != record.after {
-        recordFailure(
-          "State was not expected to change after \(what), but a change occurred: …\n\n"
-            + (diff(record.before, record.after, format: .proportional) ?? "")
-            + "\n\n(Expected: −, Actual: +)",
-          at: location)
-      }
-      return
-    }
-    var expected = record.before
-    do {
-      try update(&expected)
-    } catch {
-      return recordFailure("The assertion closure threw \(error).", at: location)
-    }
-    if expected == record.after {
-      if exhaustivity == .on, record.before == record.after {
-        recordFailure(
-          "Expected state to change after \(what), but no change occurred. The closure made "
-            + "no observable change to the state; if none is expected, omit the closure.",
-          at: location)
-      }
-      return
-    }
-    var reported = expected
-    if exhaustivity == .off {
-      // Only the fields the closure sets are asserted: applied to the actual state, it must
-      // change nothing. The diff then shows only those fields.
-      var fromActual = record.after
-      do {
-        try update(&fromActual)
-      } catch {
-        return recordFailure("The assertion closure threw \(error).", at: location)
-      }
-      if fromActual == record.after { return }
-      reported = fromActual
-    }
-    recordFailure(
-      "A state change does not match the expectation after \(what): …\n\n"
-        + (diff(reported, record.after, format: .proportional) ?? "")
-        + "\n\n(Expected: −, Actual: +)",
-      at: location)
-  }
-
-  /// Fails when received actions are left unasserted (exhaustivity on), and forgets them.
+  /// The deinitialization's check: fails for received actions left unasserted, effects still
+  /// running, and actions those effects dispatch after the end of the test.
   ///
-  /// - Parameter message: Makes the message's first sentence from "N received action(s)".
-  private func failOnUnasserted(
-    at location: TestLocation, _ message: (String) -> String
-  ) {
+  /// An effect whose last dispatch was just received may still be returning from it, and the
+  /// deinitialization cannot await: it lets the effects running end for up to
+  /// ``endOfTestGrace``, and waits (as long) for what they dispatched meanwhile to be
+  /// processed. The effects still running then fail the test; so do the actions dispatched
+  /// meanwhile, since nobody asserted them.
+  private func checkTheEnd() {
     let left = log.withLock { log in
       defer { log.records.removeAll() }
       return log.records.filter { !$0.sent }
     }
-    guard exhaustivity == .on, !left.isEmpty else { return }
-    let count = "\(left.count) received action\(left.count == 1 ? "" : "s")"
-    recordFailure(message(count) + ":\n\n" + Self.list(left), at: location)
+    if !left.isEmpty {
+      recordFailure(
+        "The store received \(left.count) unexpected action\(left.count == 1 ? "" : "s"):\n\n"
+          + Self.list(left) + "\n\nAssert them with receive(_:), or call "
+          + "skipReceivedActions().",
+        at: location)
+    }
+    let runningAtTheEnd = store.activeEffectSources
+    guard !runningAtTheEnd.isEmpty else { return }
+    let deadline = DispatchTime.now() + Self.endOfTestGrace
+    while store.activeEffectCount > 0, DispatchTime.now() < deadline {
+      usleep(1_000)
+    }
+    let processed = DispatchSemaphore(value: 0)
+    store.enqueueOnLane { processed.signal() }
+    _ = processed.wait(timeout: deadline)
+    let late = log.withLock { log in
+      defer { log.records.removeAll() }
+      return log.records.filter { !$0.sent }
+    }
+    let running = store.activeEffectSources
+    if !running.isEmpty {
+      recordFailure(
+        "\(Self.effects(running)) still running at the end of the test: "
+          + Self.names(running) + ". Await finish() (or the task send returned) to let "
+          + "\(running.count == 1 ? "it" : "them") end and assert what "
+          + "\(running.count == 1 ? "it dispatches" : "they dispatch"), or call "
+          + "skipInFlightEffects().",
+        at: location)
+    }
+    if !late.isEmpty {
+      recordFailure(
+        (runningAtTheEnd.count == 1 ? "An effect" : "Effects")
+          + " still running at the end of the test ("
+          + Self.names(runningAtTheEnd) + ") dispatched \(late.count) "
+          + "action\(late.count == 1 ? "" : "s") after it, which nobody asserted:\n\n"
+          + Self.list(late) + "\n\nAwait finish() and assert them with receive(_:), or call "
+          + "skipInFlightEffects().",
+        at: location)
+    }
+  }
+
+  /// "1 effect is" or "3 effects are".
+  static func effects(_ sources: [ErrorEvent.Source]) -> String {
+    sources.count == 1 ? "1 effect is" : "\(sources.count) effects are"
+  }
+
+  /// The effects' sources, joined: "the effect on Wait, the effect on Load".
+  static func names(_ sources: [ErrorEvent.Source]) -> String {
+    sources.map { "the \($0)" }.joined(separator: ", ")
   }
 
   /// Waits until the effects settled, up to `timeout`; returns whether they did.
@@ -389,11 +276,5 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
       if clock.now >= deadline { return false }
       try? await Task.sleep(for: .milliseconds(1))
     }
-  }
-
-  private static func list(_ records: [Record]) -> String {
-    records.map { record in
-      "  • " + String(customDumping: record.action).replacingOccurrences(of: "\n", with: "\n    ")
-    }.joined(separator: "\n")
   }
 }

@@ -154,7 +154,7 @@ private struct Collector: IssueReporting.IssueReporter {
     let duration = await elapsed {
       await expectFailures(
         "Expected to receive Waited within 0.05 seconds, but none arrived; 1 effect is still "
-          + "running"
+          + "running: the effect on Wait."
       ) {
         await store.receive(Waited.self, timeout: .milliseconds(50))
       }
@@ -194,7 +194,7 @@ private struct Collector: IssueReporting.IssueReporter {
     let store = makeStore(clock: clock)
     await store.send(Work(until: .seconds(1)))
     let duration = await elapsed {
-      await expectFailures("1 effect is still running after 0.05 seconds") {
+      await expectFailures("1 effect is still running after 0.05 seconds: the effect on Work.") {
         await store.finish(timeout: .milliseconds(50))
       }
     }
@@ -217,59 +217,5 @@ private struct Collector: IssueReporting.IssueReporter {
     #expect(failure.text.contains("SetText(text: \"burst\")"))
     #expect(failure.text.contains("Pong(value: 3)"))
     #expect(failure.line == line)
-  }
-
-  // MARK: - deinit
-
-  @Test func deinitWithUnassertedReceivedActions() async {
-    let line = #line + 2
-    let failures = await expectFailures("The store received 1 unexpected action") {
-      let store = TestStore(
-        initialState: Counter(), reducer: counterReducer,
-        effects: counterEffects(clock: ManualClock()))
-      await store.send(Ping(value: 1))
-      await store.store.settle()
-    }
-    #expect(failures.first?.text.contains("Pong(value: 1)") == true)
-    // Reported where the test store was made.
-    #expect(failures.first?.line == line)
-  }
-
-  @Test func deinitWithAnEffectStillRunning() async {
-    let clock = ManualClock()
-    await expectFailures("1 effect is still running. Await finish()") {
-      let store = makeStore(clock: clock)
-      await store.send(Wait(until: .seconds(1))) { $0.waiting = true }
-    }
-    // The deinitialization cancelled it.
-    await waitUntil("the sleeper is gone") { clock.sleeperCount == 0 }
-  }
-
-  @Test func deinitWithBoth() async {
-    let clock = ManualClock()
-    await expectFailures("The store received 2 unexpected actions", "1 effect is still running") {
-      let store = makeStore(clock: clock)
-      await store.send(Ping(value: 1))
-      await store.store.settle()
-      // Dispatched to the store directly, so received rather than sent.
-      store.store.dispatch(Wait(until: .seconds(1)))
-      #expect(store.state.waiting)
-    }
-    await waitUntil("the sleeper is gone") { clock.sleeperCount == 0 }
-  }
-
-  @Test func deinitRightAfterSkipInFlightEffects() async {
-    // Skipped effects are no longer tracked, even one that ignores cancellation and is still
-    // running when the test ends.
-    let gate = Gate()
-    do {
-      let store = TestStore(
-        initialState: Counter(),
-        effects: Effects<Counter>().on(Noop.self) { _, _ in await gate.wait() })
-      await store.send(Noop())
-      store.skipInFlightEffects()
-      await store.finish()
-    }
-    gate.open()
   }
 }

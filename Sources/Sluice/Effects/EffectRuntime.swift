@@ -7,6 +7,8 @@ final class EffectRuntime: @unchecked Sendable {
     /// The interned ``EffectID``.
     let key: Int
     let group: EffectGroup?
+    /// What started it, for testing tools' messages.
+    let source: ErrorEvent.Source
     var task: Task<Void, Never>?
     var cancelled = false
   }
@@ -31,6 +33,25 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// The number of effects ever started.
   var startedCount: Int { lock.withLock { started } }
+
+  /// What started each effect in flight that was not cancelled, oldest first.
+  var activeSources: [ErrorEvent.Source] {
+    lock.withLock {
+      running.values.filter { !$0.cancelled }.sorted { $0.token < $1.token }.map(\.source)
+    }
+  }
+
+  /// The token the next effect will get: effects started later have this one or a greater one.
+  var nextStartToken: UInt64 { lock.withLock { nextToken } }
+
+  /// The effects in flight started with `token` or after, oldest first.
+  func tasks(startedFrom token: UInt64) -> [EffectTask] {
+    lock.withLock {
+      running.values.filter { $0.token >= token }.sorted { $0.token < $1.token }.compactMap {
+        entry in entry.task.map { EffectTask(task: $0, token: entry.token, runtime: self) }
+      }
+    }
+  }
 
   /// The key of a named id (the same for equal ids), or a new key for an unnamed one.
   func key(for id: EffectID?) -> Int {
@@ -88,7 +109,7 @@ final class EffectRuntime: @unchecked Sendable {
     let token = nextToken
     nextToken += 1
     started += 1
-    running[token] = Running(token: token, key: key, group: group)
+    running[token] = Running(token: token, key: key, group: group, source: source)
     // Made under the lock, so the task cannot finish before it is recorded.
     let task = Task { [id = ObjectIdentifier(self)] in
       do {

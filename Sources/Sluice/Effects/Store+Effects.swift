@@ -50,6 +50,10 @@ extension Store {
   /// The effects in flight on this store's lane that were not cancelled; for testing tools.
   package var activeEffectCount: Int { core.lane.effects.activeCount }
 
+  /// What started each effect in flight on this store's lane that was not cancelled, oldest
+  /// first; for testing tools' messages.
+  package var activeEffectSources: [ErrorEvent.Source] { core.lane.effects.activeSources }
+
   /// Cancels the effects running under `id` on this store's lane.
   public func cancelEffects(id: EffectID) {
     core.lane.effects.cancel(id: id)

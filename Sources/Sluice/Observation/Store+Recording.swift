@@ -13,15 +13,33 @@ extension Store {
     await core.lane.performAsync(.change) {}
   }
 
-  /// Runs `body` on the lane, as one step: the recorders see the actions it processes as
+  /// Queues `body` on the lane after everything queued so far, and returns at once. For testing
+  /// tools that cannot await (a deinitializer waiting, with a deadline, for the actions effects
+  /// dispatched to be processed).
+  package func enqueueOnLane(_ body: @escaping @Sendable () -> Void) {
+    core.lane.submit(
+      Lane.Work(kind: .work(body)), mode: .async, bypass: false, file: #fileID, line: #line)
+  }
+
+  /// Processes `action` on the lane, as one step: the recorders see the actions it processes as
   /// `inside == true`. For ``record(_:)``'s users, which tell the actions they sent from those
   /// their effects dispatched.
-  package func sendMarked(_ action: some Action, marker: @escaping @Sendable (Bool) -> Void) async {
+  ///
+  /// - Returns: The effects the step started that are still in flight when it ends.
+  @discardableResult
+  package func sendMarked(
+    _ action: some Action, marker: @escaping @Sendable (Bool) -> Void
+  ) async -> [EffectTask] {
     let lane = core.lane
+    let started = Guarded<[EffectTask]>([])
     await lane.performAsync(.change) {
       marker(true)
+      let first = lane.effects.nextStartToken
       lane.process(boxed: action)
       marker(false)
+      let tasks = lane.effects.tasks(startedFrom: first)
+      started.withLock { $0 = tasks }
     }
+    return started.withLock { $0 }
   }
 }

@@ -102,7 +102,7 @@ enum TestingArticle {
             Counter(
           −   count: 2,
           +   count: 1,
-              fact: Loadable(…)
+              fact: Loadable(status: .idle)
             )
 
           (Expected: −, Actual: +)
