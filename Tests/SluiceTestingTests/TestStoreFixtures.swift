@@ -36,17 +36,17 @@ struct Burst: Action {}
 struct Load: Action { let to: Int }
 /// Completes the load.
 struct Loaded: CompletableAction { let result: Result<Int, LoadError> }
-/// Sets `text`; its effect is debounced by 300 ms on the test's `ManualClock`, then dispatches
+/// Sets `text`; its effect is debounced by 300 ms on the test's clock, then dispatches
 /// `Results(text:)`.
 struct Query: Action { let text: String }
 /// Sets `results` to `[text]`.
 struct Results: Action, Equatable { let text: String }
-/// Sets `waiting`; its effect sleeps on the test's `ManualClock` until `until`, then
+/// Sets `waiting`; its effect sleeps on the test's clock until `until`, then
 /// dispatches `Waited`.
 struct Wait: Action { let until: Duration }
 /// Clears `waiting`.
 struct Waited: Action, Equatable {}
-/// Handled by no reducer; its effect sleeps on the test's `ManualClock` until `until`, then
+/// Handled by no reducer; its effect sleeps on the test's clock until `until`, then
 /// appends to `FixtureLog` and dispatches nothing.
 struct Work: Action { let until: Duration }
 
@@ -66,9 +66,13 @@ let counterReducer = Reducer<Counter>()
   .on(Wait.self) { state, _ in state.waiting = true }
   .on(Waited.self) { state, _ in state.waiting = false }
 
-/// The effects of the fixtures, sleeping on `clock`; `Work` appends its deadline to `log`.
-func counterEffects(clock: ManualClock, log: TestLog<Duration> = TestLog()) -> Effects<Counter> {
-  Effects<Counter>()
+/// The effects of the fixtures, sleeping on `clock` (any clock: the deadlines of `Wait` and
+/// `Work` are offsets from its reading now); `Work` appends its deadline to `log`.
+func counterEffects(
+  clock: some Clock<Duration>, log: TestLog<Duration> = TestLog()
+) -> Effects<Counter> {
+  let origin = clock.now
+  return Effects<Counter>()
     .load(Load.self, as: Loaded.self) { request, _ in request.to }
     .on(Ping.self) { action, context in context.dispatch(Pong(value: action.value)) }
     .on(Pings.self) { action, context in
@@ -84,18 +88,27 @@ func counterEffects(clock: ManualClock, log: TestLog<Duration> = TestLog()) -> E
       context.dispatch(Results(text: action.text))
     }
     .on(Wait.self) { action, context in
-      try await clock.sleep(until: ManualClock.Instant(offset: action.until))
+      try await sleep(on: clock, until: origin.advanced(by: action.until))
       context.dispatch(Waited())
     }
     .on(Work.self) { action, _ in
-      try await clock.sleep(until: ManualClock.Instant(offset: action.until))
+      try await sleep(on: clock, until: origin.advanced(by: action.until))
       log.append(action.until)
     }
 }
 
+/// Sleeps on `clock` until `deadline`, unless the clock is there already: swift-clocks'
+/// `TestClock` suspends a sleep until its current time until it is advanced again, so an effect
+/// that starts sleeping after the test advanced the clock would wait for another advance.
+func sleep<C: Clock>(on clock: C, until deadline: C.Instant) async throws {
+  try Task.checkCancellation()
+  guard clock.now < deadline else { return }
+  try await clock.sleep(until: deadline, tolerance: nil)
+}
+
 /// A test store over a new `Counter` store with the fixtures' reducer and effects.
 func makeStore(
-  clock: ManualClock = ManualClock(), log: TestLog<Duration> = TestLog(),
+  clock: some Clock<Duration> = ManualClock(), log: TestLog<Duration> = TestLog(),
   initialState: Counter = Counter()
 ) -> TestStore<Counter> {
   TestStore(

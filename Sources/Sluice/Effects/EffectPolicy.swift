@@ -43,7 +43,13 @@ public struct EffectPolicy: Sendable, CustomStringConvertible {
   public static func debounce<C: Clock>(for duration: C.Duration, clock: C) -> EffectPolicy {
     EffectPolicy(.debounce, label: "debounce(\(duration))") {
       let deadline = clock.now.advanced(by: duration)
-      return { try await clock.sleep(until: deadline, tolerance: nil) }
+      return {
+        // A test clock may already be at the deadline, and some (swift-clocks' `TestClock`)
+        // suspend a sleep until their current time until they are advanced again.
+        try Task.checkCancellation()
+        guard clock.now < deadline else { return }
+        try await clock.sleep(until: deadline, tolerance: nil)
+      }
     }
   }
 

@@ -119,7 +119,14 @@ struct PersistenceClock: Sendable {
     let origin = clock.now
     coarseOrigin = nil
     generic = { PersistenceClock.ticks(origin.duration(to: clock.now)) }
-    sleep = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+    sleep = { offset in
+      // A test clock may already be at the deadline, and some (swift-clocks' `TestClock`)
+      // suspend a sleep until their current time until they are advanced again.
+      let deadline = origin.advanced(by: offset)
+      try Task.checkCancellation()
+      guard clock.now < deadline else { return }
+      try await clock.sleep(until: deadline, tolerance: nil)
+    }
   }
 
   /// The time since the clock was made, in nanoseconds (saturated at `Int64.max`, 292 years).
