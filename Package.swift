@@ -71,6 +71,7 @@ let package = Package(
       dependencies: [
         "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging",
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Clocks", package: "swift-clocks"),
       ]),
   ],
   swiftLanguageModes: [.v6]

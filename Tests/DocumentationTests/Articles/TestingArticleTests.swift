@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Sluice
 import SluiceTesting
@@ -42,6 +43,32 @@ enum TestingArticle {
   static let searchReducer = Reducer<Search>()
     .on(QueryChanged.self) { state, action in state.query = action.text }
     .on(ResultsLoaded.self) { state, action in state.results = action.items }
+
+  struct News: Equatable, Sendable {
+    var isLoading = false
+    var items: [String] = []
+  }
+
+  enum Feed: Action {
+    case refresh
+    case loaded([String])
+  }
+
+  static let newsReducer = Reducer<News>()
+    .on(Feed.self) { state, action in
+      switch action {
+      case .refresh: state.isLoading = true
+      case .loaded(let items):
+        state.isLoading = false
+        state.items = items
+      }
+    }
+  static let newsEffects = Effects<News>()
+    .on(Feed.self) { action, context in
+      if case .refresh = action { context.dispatch(Feed.loaded(["news"])) }
+    }
+
+  struct Offline: Error, Equatable {}
 
   @Suite("Article: Testing Stores")
   struct Tests {
@@ -141,6 +168,71 @@ enum TestingArticle {
       await store.send(QueryChanged(text: "swift")) { $0.query = "swift" }
       await clock.advance(by: .milliseconds(300))
       await store.receive(ResultsLoaded(items: ["swift 1"])) { $0.results = ["swift 1"] }
+    }
+
+    @Test func receivesAnEnumActionByCase() async {
+      let store = TestStore(initialState: News(), reducer: newsReducer, effects: newsEffects)
+      await store.send(Feed.refresh) { $0.isLoading = true }
+      await store.receive(Feed.loaded) {
+        $0.isLoading = false
+        $0.items = ["news"]
+      }
+      await store.finish()
+    }
+
+    @Test func receivesAnActionByPredicate() async {
+      let store = TestStore(initialState: Counter(count: 1), reducer: reducer, effects: effects)
+      await store.send(FactRequested()) { $0.fact.start() }
+      await store.receive(
+        where: { $0 is FactLoaded }, assert: { $0.fact.fill("1 is the loneliest number") })
+      await store.finish()
+    }
+
+    @Test func awaitsTheTaskOfASend() async {
+      let store = TestStore(initialState: Counter(count: 1), reducer: reducer, effects: effects)
+      let task = await store.send(FactRequested()) { $0.fact.start() }
+      await task.finish()
+      await store.receive(FactLoaded.self) { $0.fact.fill("1 is the loneliest number") }
+    }
+
+    @Test func cancelsTheTaskOfASend() async {
+      let clock = ManualClock()
+      let effects = Effects<Search>()
+        .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300), clock: clock)) {
+          action, context in
+          context.dispatch(ResultsLoaded(items: ["\(action.text) 1"]))
+        }
+      let store = TestStore(initialState: Search(), reducer: searchReducer, effects: effects)
+      let search = await store.send(QueryChanged(text: "sw")) { $0.query = "sw" }
+      await search.cancel()  // the debounced search never runs
+      await clock.advance(by: .milliseconds(300))
+      #expect(search.isCancelled)
+      #expect(store.state.results.isEmpty)
+    }
+
+    @Test func assertsAFailedLoadWithAnEquatableError() async {
+      let effects = Effects<Counter>()
+        .load(FactRequested.self, as: FactLoaded.self) { _, _ in throw Offline() }
+      let store = TestStore(initialState: Counter(), reducer: reducer, effects: effects)
+      await store.send(FactRequested()) { $0.fact.start() }
+      await store.receive(FactLoaded.self) { $0.fact.fail(Offline()) }
+      await store.finish()
+    }
+
+    @Test func debouncesOnATestClock() async {
+      let clock = TestClock()
+      let store = Store(
+        initialState: Search(), reducer: searchReducer,
+        effects: Effects<Search>()
+          .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300), clock: clock)) {
+            action, context in
+            context.dispatch(ResultsLoaded(items: ["\(action.text) 1"]))
+          })
+      store.dispatch(QueryChanged(text: "swift"))
+      await clock.advance(by: .milliseconds(300))
+
+      await store.settle()
+      #expect(store.state.results == ["swift 1"])
     }
 
     @Test func anActionRecorderCountsTheActionsAStoreSees() {
