@@ -168,8 +168,7 @@ extension TestStore {
     matching matches: (any Action) -> Bool, named name: String, timeout: Duration,
     at location: TestLocation
   ) async -> Record? {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
+    var budget = WaitBudget(timeout)
     let exhaustive = exhaustivity == .on
     var flushed = false
     var skipped: [String] = []
@@ -216,7 +215,7 @@ extension TestStore {
         continue
       }
       flushed = false
-      if clock.now >= deadline {
+      if budget.isSpent() {
         let running = store.activeEffectSources
         recordFailure(
           "Expected to receive \(name) within \(timeout), but none arrived; "

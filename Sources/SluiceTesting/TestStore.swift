@@ -43,9 +43,14 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     var sending = false
   }
 
-  /// How long the deinitialization lets effects still running end, and what they dispatched be
-  /// processed: an effect whose last dispatch was just received may still be returning from it.
-  static var endOfTestGrace: DispatchTimeInterval { .milliseconds(250) }
+  /// How many times the deinitialization lets the tasks ready to run go first, for effects
+  /// still running to end: an effect whose last dispatch was just received may still be
+  /// returning from it.
+  static var endOfTestRounds: Int { 20 }
+  /// The longest the deinitialization waits for those rounds, and for what the effects
+  /// dispatched meanwhile to be processed, on a machine so loaded that tasks wait that long for
+  /// a thread.
+  static var endOfTestDeadline: DispatchTimeInterval { .seconds(5) }
 
   /// The store under test.
   public let store: Store<State>
@@ -53,6 +58,9 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   public var exhaustivity: Exhaustivity = .on
   /// How long the `receive` methods, ``finish(timeout:fileID:filePath:line:column:)`` and the
   /// tasks `send` returns wait by default: 1 second, as in The Composable Architecture.
+  ///
+  /// The time counted is the time the waiting test could run: on a loaded machine, where the
+  /// test and its effects wait for a thread, the wait lasts longer.
   public var timeout: Duration = .seconds(1)
 
   let log = Locked(Log())
@@ -199,10 +207,11 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// running, and actions those effects dispatch after the end of the test.
   ///
   /// An effect whose last dispatch was just received may still be returning from it, and the
-  /// deinitialization cannot await: it lets the effects running end for up to
-  /// ``endOfTestGrace``, and waits (as long) for what they dispatched meanwhile to be
-  /// processed. The effects still running then fail the test; so do the actions dispatched
-  /// meanwhile, since nobody asserted them.
+  /// deinitialization cannot await: it lets the tasks ready to run go first a few times
+  /// (``endOfTestRounds``; a task it starts has to run each time), so that effects that are
+  /// ending end, then waits for what they dispatched meanwhile to be processed. The effects
+  /// still running then fail the test; so do the actions dispatched meanwhile, since nobody
+  /// asserted them. Effects blocked on a clock or an event cost no time.
   private func checkTheEnd() {
     let left = log.withLock { log in
       defer { log.records.removeAll() }
@@ -217,9 +226,12 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     }
     let runningAtTheEnd = store.activeEffectSources
     guard !runningAtTheEnd.isEmpty else { return }
-    let deadline = DispatchTime.now() + Self.endOfTestGrace
-    while store.activeEffectCount > 0, DispatchTime.now() < deadline {
-      usleep(1_000)
+    let deadline = DispatchTime.now() + Self.endOfTestDeadline
+    for _ in 0..<Self.endOfTestRounds where store.activeEffectCount > 0 {
+      let ran = DispatchSemaphore(value: 0)
+      // At the test's priority, like the effects its actions started.
+      Task { ran.signal() }
+      guard ran.wait(timeout: deadline) == .success else { break }
     }
     let processed = DispatchSemaphore(value: 0)
     store.enqueueOnLane { processed.signal() }
@@ -262,8 +274,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
 
   /// Waits until the effects settled, up to `timeout`; returns whether they did.
   private func settle(within timeout: Duration) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
+    var budget = WaitBudget(timeout)
     while true {
       if store.effectsInFlight == 0 {
         await store.settle()
@@ -273,7 +284,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
         await store.drainLane()
         return true
       }
-      if clock.now >= deadline { return false }
+      if budget.isSpent() { return false }
       try? await Task.sleep(for: .milliseconds(1))
     }
   }

@@ -65,30 +65,23 @@ public struct TestStoreTask: Sendable {
       at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  /// Waits until every effect of `effects` ended, up to `timeout`; returns whether they did.
+  /// Waits until every effect of `effects` ended, up to `timeout` (a ``WaitBudget``); returns
+  /// whether they did.
   private static func waitForEnd(of effects: [EffectTask], within timeout: Duration) async
     -> Bool
   {
     guard !effects.isEmpty else { return true }
-    let outcome = Locked<CheckedContinuation<Bool, Never>?>(nil)
-    let resume: @Sendable (Bool) -> Void = { ended in
-      outcome.withLock { continuation in
-        continuation?.resume(returning: ended)
-        continuation = nil
-      }
+    let ended = Locked(false)
+    // Not cancelled: it ends with the effects, which may outlive the wait.
+    Task {
+      for effect in effects { await effect.finish() }
+      ended.withLock { $0 = true }
     }
-    return await withCheckedContinuation { continuation in
-      outcome.withLock { $0 = continuation }
-      let deadline = Task {
-        try await Task.sleep(for: timeout)
-        resume(false)
-      }
-      // Not cancellable: it ends with the effects, which may outlive the wait.
-      Task {
-        for effect in effects { await effect.finish() }
-        deadline.cancel()
-        resume(true)
-      }
+    var budget = WaitBudget(timeout)
+    while !ended.withLock({ $0 }) {
+      if budget.isSpent() { return false }
+      try? await Task.sleep(for: .milliseconds(1))
     }
+    return true
   }
 }

@@ -38,7 +38,8 @@ private struct Bump: Action {}
     let store = makeStore(clock: clock)
     let task = await store.send(Wait(until: .seconds(1))) { $0.waiting = true }
     await task.cancel()
-    await clock.run()
+    #expect(task.isCancelled)
+    await clock.advance(by: .seconds(1))
     #expect(store.state.waiting)
   }
 
