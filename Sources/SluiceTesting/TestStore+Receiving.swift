@@ -93,7 +93,8 @@ extension TestStore {
   /// await store.receive(CounterAction.loaded) { $0.value = 42 }
   /// ```
   ///
-  /// The case must have one associated value (a case with several can take a struct, or be
+  /// The case must have one associated value, labeled or not (a case with several can take a
+  /// struct, or be
   /// received with ``receive(where:timeout:assert:fileID:filePath:line:column:)``); it is told
   /// apart by reflection, so any payload of the case matches. To check the payload too, receive
   /// the whole action by value when it is `Equatable`:
@@ -234,7 +235,7 @@ enum EnumCase {
   static func extract<Root, Value>(_ embed: (Value) -> Root, from value: Root) -> Value? {
     let mirror = Mirror(reflecting: value)
     guard mirror.displayStyle == .enum, let child = mirror.children.first,
-      let payload = child.value as? Value
+      let payload = payload(child.value, as: Value.self)
     else { return nil }
     // Another case may carry a payload of the same type: the case must be the one `embed` makes.
     let embedded = Mirror(reflecting: embed(payload))
@@ -242,5 +243,14 @@ enum EnumCase {
       return nil
     }
     return payload
+  }
+
+  /// `value` as a `Value`; a labeled associated value (`case loaded(count: Int)`) reflects as
+  /// a one-element tuple, unwrapped here.
+  private static func payload<Value>(_ value: Any, as type: Value.Type) -> Value? {
+    if let value = value as? Value { return value }
+    let tuple = Mirror(reflecting: value)
+    guard tuple.displayStyle == .tuple, tuple.children.count == 1 else { return nil }
+    return tuple.children.first?.value as? Value
   }
 }

@@ -8,6 +8,7 @@ private enum Feed: Action, Equatable {
   case loaded(Int)
   case renamed(String)
   case failed(String)
+  case paged(page: Int)
 }
 
 private let feedReducer = Reducer<Counter>()
@@ -18,6 +19,7 @@ private let feedReducer = Reducer<Counter>()
       state.waiting = false
       state.count = count
     case .renamed(let text), .failed(let text): state.text = text
+    case .paged(let page): state.results = ["page \(page)"]
     }
   }
 
@@ -27,6 +29,7 @@ private let feedEffects = Effects<Counter>()
     guard action == .refresh else { return }
     context.dispatch(Feed.loaded(42))
     context.dispatch(Feed.renamed("news"))
+    context.dispatch(Feed.paged(page: 2))
   }
 
 private func makeFeedStore() -> TestStore<Counter> {
@@ -89,6 +92,8 @@ private func makeFeedStore() -> TestStore<Counter> {
       $0.count = 42
     }
     await store.receive(Feed.renamed) { $0.text = "news" }
+    // A labeled associated value too.
+    await store.receive(Feed.paged) { $0.results = ["page 2"] }
     await store.finish()
   }
 
@@ -100,6 +105,7 @@ private func makeFeedStore() -> TestStore<Counter> {
       $0.count = 42
     }
     await store.receive(Feed.renamed("news")) { $0.text = "news" }
+    await store.receive(Feed.paged(page: 2)) { $0.results = ["page 2"] }
     await store.finish()
   }
 
@@ -116,6 +122,7 @@ private func makeFeedStore() -> TestStore<Counter> {
       await store.receive(Feed.failed) { $0.text = "news" }
     }
     #expect(try #require(failures.first).text.contains(".renamed(\"news\")"))
+    await store.receive(Feed.paged) { $0.results = ["page 2"] }
     await store.finish()
   }
 
