@@ -17,8 +17,9 @@ enum ReducerContext {
   @inlinable
   static var depth: UnsafeMutablePointer<Int> { sluice_reducer_depth_pointer() }
 
-  /// A number that identifies the calling thread while it runs; never 0.
-  static var threadTag: UInt { UInt(bitPattern: sluice_reducer_depth_pointer()) }
+  /// A number that identifies the calling thread while it runs; never 0. The thread's
+  /// identity everywhere in Sluice (``ThreadContext/currentID``): the address of `depth`.
+  static var threadTag: UInt { ThreadContext.currentID }
 
   /// Whether a reducer runs on the calling thread (it holds at least one store lock).
   static var isInsideReducer: Bool { sluice_reducer_depth_pointer().pointee > 0 }

@@ -24,8 +24,8 @@ enum ThreadContext {
   /// A number that identifies the calling thread while it runs; never 0, low bit clear.
   ///
   /// The address of a thread-local variable: distinct for every live thread, aligned, and two
-  /// instructions to get (no call, unlike `pthread_self()`). The same as
-  /// ``ReducerContext/threadTag``.
+  /// instructions to get (no call, unlike `pthread_self()`). ``ReducerContext/threadTag`` is
+  /// this number.
   @inlinable
   static var currentID: UInt { UInt(bitPattern: sluice_reducer_depth_pointer()) }
 
