@@ -131,11 +131,6 @@ public final class StoreModel<State: Sendable>: Observable {
     return entry
   }
 
-  /// Applies every change delivered since the last hop (main actor).
-  fileprivate func applyPending() {
-    for entry in mailbox.takePending() { entry.apply(to: self) }
-  }
-
   fileprivate func withMutation<Value>(
     of keyPath: KeyPath<StoreModel<State>, Value>, _ body: () -> Void
   ) {
@@ -212,7 +207,7 @@ final class ModelMailbox: @unchecked Sendable {
   private let lock = InternalLock()
   private var pending: [any AnyModelPath] = []
   private var scheduled = false
-  weak var model: AnyObject?
+  weak var model: (any PendingApplying)?
 
   var hasPending: Bool { lock.withLock { !pending.isEmpty || scheduled } }
 
@@ -228,14 +223,7 @@ final class ModelMailbox: @unchecked Sendable {
       return !scheduled
     }
     guard mustSchedule else { return }
-    Task { @MainActor [weak self] in
-      guard let self, let model = self.model else { return }
-      Self.apply(to: model)
-    }
-  }
-
-  @MainActor private static func apply(to model: AnyObject) {
-    (model as? any PendingApplying)?.applyPendingChanges()
+    Task { @MainActor [weak self] in self?.model?.applyPendingChanges() }
   }
 
   /// Takes every posted entry; the next post schedules a new hop.
@@ -251,10 +239,13 @@ final class ModelMailbox: @unchecked Sendable {
 }
 
 /// A model whose mailbox hops to it (lets the non-generic mailbox call the generic model).
-@MainActor private protocol PendingApplying: AnyObject {
+@MainActor protocol PendingApplying: AnyObject {
+  /// Applies every change delivered since the last hop.
   func applyPendingChanges()
 }
 
 extension StoreModel: PendingApplying {
-  fileprivate func applyPendingChanges() { applyPending() }
+  func applyPendingChanges() {
+    for entry in mailbox.takePending() { entry.apply(to: self) }
+  }
 }
