@@ -197,6 +197,7 @@ extension TestStore {
             at: location)
           return nil
         }
+        await yieldToEffects()
         return record
       }
       if store.activeEffectCount == 0 {

@@ -1,5 +1,4 @@
 import CustomDump
-import Dispatch
 import Foundation
 import Sluice
 
@@ -29,8 +28,8 @@ import Sluice
 /// readable diff of the expected and actual states. Set ``exhaustivity`` to
 /// ``Exhaustivity/off`` to assert only what matters to a test.
 public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
-  // @unchecked Sendable: `exhaustivity` and `timeout` are meant to be set by the test before
-  // use; everything else is immutable or behind `log`'s lock.
+  // @unchecked Sendable: `exhaustivity`, `timeout` and `willWaitForEffectsAtTheEnd` are meant
+  // to be set by the test before use; everything else is immutable or behind `log`'s lock.
   struct Record {
     let action: any Action
     let before: State
@@ -43,14 +42,19 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     var sending = false
   }
 
-  /// How many times the deinitialization lets the tasks ready to run go first, for effects
-  /// still running to end: an effect whose last dispatch was just received may still be
-  /// returning from it.
-  static var endOfTestRounds: Int { 20 }
-  /// The longest the deinitialization waits for those rounds, and for what the effects
-  /// dispatched meanwhile to be processed, on a machine so loaded that tasks wait that long for
-  /// a thread.
-  static var endOfTestDeadline: DispatchTimeInterval { .seconds(5) }
+  /// How long the deinitialization waits, at most, for the effects running at the end of the
+  /// test to end: an effect whose last dispatch was just received may still be returning from
+  /// it. The wait polls; it needs no other thread of the cooperative pool, so concurrent tests
+  /// ending together cannot stall each other.
+  static var endOfTestGrace: Duration { .milliseconds(100) }
+  /// How many times `send` and `receive` let the tasks ready to run go first while effects are
+  /// running, so that an effect just started, or just returning from the dispatch a test
+  /// received, gets to run before the test goes on (as The Composable Architecture does).
+  static var yieldsToEffects: Int { 20 }
+
+  /// Called by the deinitialization after it read the actions left unasserted and before it
+  /// waits for the effects; for tests of the end-of-test check.
+  package var willWaitForEffectsAtTheEnd: (@Sendable () -> Void)?
 
   /// The store under test.
   public let store: Store<State>
@@ -159,6 +163,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
       return task
     }
     check(sent, update, what: "sending \(A.self)", at: location)
+    await yieldToEffects()
     return task
   }
 
@@ -207,11 +212,10 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// running, and actions those effects dispatch after the end of the test.
   ///
   /// An effect whose last dispatch was just received may still be returning from it, and the
-  /// deinitialization cannot await: it lets the tasks ready to run go first a few times
-  /// (``endOfTestRounds``; a task it starts has to run each time), so that effects that are
-  /// ending end, then waits for what they dispatched meanwhile to be processed. The effects
-  /// still running then fail the test; so do the actions dispatched meanwhile, since nobody
-  /// asserted them. Effects blocked on a clock or an event cost no time.
+  /// deinitialization cannot await: it waits a moment (``endOfTestGrace``) for the effects
+  /// running to end, polling, then for what they dispatched meanwhile to be processed. The
+  /// effects still running then fail the test; so do the actions dispatched meanwhile, since
+  /// nobody asserted them.
   private func checkTheEnd() {
     let left = log.withLock { log in
       defer { log.records.removeAll() }
@@ -226,16 +230,16 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     }
     let runningAtTheEnd = store.activeEffectSources
     guard !runningAtTheEnd.isEmpty else { return }
-    let deadline = DispatchTime.now() + Self.endOfTestDeadline
-    for _ in 0..<Self.endOfTestRounds where store.activeEffectCount > 0 {
-      let ran = DispatchSemaphore(value: 0)
-      // At the test's priority, like the effects its actions started.
-      Task { ran.signal() }
-      guard ran.wait(timeout: deadline) == .success else { break }
+    willWaitForEffectsAtTheEnd?()
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: Self.endOfTestGrace)
+    while store.activeEffectCount > 0, clock.now < deadline {
+      // A dedicated sleep, not a task: the effects may need this process's other threads.
+      Thread.sleep(forTimeInterval: 0.001)
     }
-    let processed = DispatchSemaphore(value: 0)
-    store.enqueueOnLane { processed.signal() }
-    _ = processed.wait(timeout: deadline)
+    // What the effects dispatched while the lane was held elsewhere is processed by the
+    // holder, on its thread.
+    store.flushLane()
     let late = log.withLock { log in
       defer { log.records.removeAll() }
       return log.records.filter { !$0.sent }
@@ -259,6 +263,14 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
           + Self.list(late) + "\n\nAwait finish() and assert them with receive(_:), or call "
           + "skipInFlightEffects().",
         at: location)
+    }
+  }
+
+  /// Lets the tasks ready to run go first, a few times, while effects are running (see
+  /// ``yieldsToEffects``).
+  func yieldToEffects() async {
+    for _ in 0..<Self.yieldsToEffects where store.activeEffectCount > 0 {
+      await Task.yield()
     }
   }
 

@@ -28,11 +28,16 @@ private let profileEffects = Effects<Profile>()
 @Suite struct ReadmeEffectsTests {
   @Test func theEffectsExampleLoadsTheProfile() async {
     let profile = Store(initialState: Profile(), reducer: profileReducer, effects: profileEffects)
+    // The names the store went through: the effect may end before the test reads the state.
+    let seen = TestLog<Loadable<String>>()
+    let subscription = profile.observe(from: .nextChange) { seen.append($0.name) }
     profile.dispatch(LoadProfile(id: 1))  // name: loading
-    #expect(profile.state.name.isLoading)
+    #expect(seen.values.first?.isLoading == true)
     await profile.settle()  // the effect ran, and ProfileLoaded was reduced
     #expect(profile.state.name.value == "Ada")
     #expect(profile.state.name.isLoaded)
+    #expect(seen.values.count == 2)
+    subscription.cancel()
   }
 
   @Test func loadsTheProfile() async {

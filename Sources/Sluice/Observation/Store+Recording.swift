@@ -13,12 +13,12 @@ extension Store {
     await core.lane.performAsync(.change) {}
   }
 
-  /// Queues `body` on the lane after everything queued so far, and returns at once. For testing
-  /// tools that cannot await (a deinitializer waiting, with a deadline, for the actions effects
-  /// dispatched to be processed).
-  package func enqueueOnLane(_ body: @escaping @Sendable () -> Void) {
-    core.lane.submit(
-      Lane.Work(kind: .work(body)), mode: .async, bypass: false, file: #fileID, line: #line)
+  /// Returns once everything queued on the lane so far was processed: at once, on this thread,
+  /// when the lane is free; after the thread holding it processed them otherwise. Returns
+  /// without waiting when the lane is paused (a lock) or this thread holds another lane. For
+  /// testing tools that cannot await (a deinitializer collecting what effects dispatched).
+  package func flushLane() {
+    core.lane.perform(.change) {}
   }
 
   /// Processes `action` on the lane, as one step: the recorders see the actions it processes as
