@@ -19,6 +19,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -29,6 +30,7 @@ let package = Package(
         "Sluice", .product(name: "CustomDump", package: "swift-custom-dump"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .target(
       name: "SluiceSQLite",
@@ -44,12 +46,17 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
-    .testTarget(name: "SluiceTests", dependencies: ["Sluice", "SluiceTesting"]),
+    .testTarget(
+      name: "SluiceTests",
+      dependencies: [
+        "Sluice", "SluiceTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+      ]),
     .testTarget(
       name: "SluiceTestingTests",
       dependencies: [
         "Sluice", "SluiceTesting", .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
     // Opens pseudo-terminals for the demo's tests: glibc hides posix_openpt and friends from Swift.

@@ -103,6 +103,29 @@ public final class ManualClock: Clock, @unchecked Sendable {
     for _ in 0..<10 { await Task.yield() }
   }
 
+  /// Wakes the earliest sleeper whose deadline is at most `target` (the first registered among
+  /// equals) and moves the clock to its deadline; when there is none, moves the clock to
+  /// `target`. Returns whether it woke one. For property runs, which let one effect go at a
+  /// time so that what effects dispatch comes in the same order in every run.
+  package func wakeNext(upTo target: Instant) -> Bool {
+    let woken: Sleeper? = lock.withLock {
+      let due = sleepers.indices.filter { sleepers[$0].deadline <= target }
+      guard
+        let index = due.min(by: {
+          (sleepers[$0].deadline, sleepers[$0].id) < (sleepers[$1].deadline, sleepers[$1].id)
+        })
+      else {
+        if current < target { current = target }
+        return nil
+      }
+      let sleeper = sleepers.remove(at: index)
+      if current < sleeper.deadline { current = sleeper.deadline }
+      return sleeper
+    }
+    woken?.continuation.resume()
+    return woken != nil
+  }
+
   /// Moves the clock to the latest deadline of the current sleepers, waking them all.
   public func run() async {
     let distance = lock.withLock { sleepers.map(\.deadline).max().map(current.duration(to:)) }
