@@ -85,8 +85,12 @@ public struct ActionGenerator<State: Sendable>: Sendable {
   /// in the printed test as received actions.
   ///
   /// ```swift
-  /// .step("undo in a transaction", code: "try store.store.dispatcher.transaction { … }") {
-  ///   store in try? store.dispatcher.transaction { … }
+  /// .step(
+  ///   "reset the counts in a transaction",
+  ///   code: "await store.store.dispatcher.transaction { tx in "
+  ///     + "try tx.update(store.store) { $0.doneCount = 0 } }"
+  /// ) { store in
+  ///   await store.dispatcher.transaction { tx in try tx.update(store) { $0.doneCount = 0 } }
   /// }
   /// ```
   ///
@@ -111,9 +115,9 @@ public struct ActionGenerator<State: Sendable>: Sendable {
     return copy
   }
 
-  /// The step to take in `state`: one of the possible choices, by weight; `nil` when none is
-  /// possible.
-  func step(in state: State, random: inout ChoiceRandom) -> PropertyStep<State>? {
+  /// The step to take in `state`, and the index of the choice that made it: one of the
+  /// possible choices, by weight; `nil` when none is possible.
+  func step(in state: State, random: inout ChoiceRandom) -> (PropertyStep<State>, Int)? {
     let total = choices.reduce(0) { $0 + $1.weight }
     guard total > 0 else { return nil }
     // Picks by weight; a choice that is impossible now passes to the next one.
@@ -124,8 +128,8 @@ public struct ActionGenerator<State: Sendable>: Sendable {
       index += 1
     }
     for offset in 0..<choices.count {
-      let choice = choices[(index + offset) % choices.count]
-      if let step = choice.make(state, &random) { return step }
+      let picked = (index + offset) % choices.count
+      if let step = choices[picked].make(state, &random) { return (step, picked) }
     }
     return nil
   }

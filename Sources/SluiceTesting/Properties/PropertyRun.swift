@@ -32,6 +32,8 @@ struct PropertyTrace<State: Sendable>: Sendable {
 
   /// The random choices each step made: the run, replayable.
   var choices: [[UInt64]] = []
+  /// Which of the generator's choices made each step.
+  var kinds: [Int] = []
   var entries: [Entry] = []
   var violation: PropertyViolation?
   /// Whether effects were still running when the run ended.
@@ -69,10 +71,11 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
     steps: for index in 0..<length {
       var random = ChoiceRandom(
         choices: index < choices.count ? choices[index] : [], source: source)
-      let step = property.actions.step(in: store.state, random: &random)
+      let picked = property.actions.step(in: store.state, random: &random)
       source = random.source
-      guard let step else { break }
+      guard let (step, kind) = picked else { break }
       trace.choices.append(random.used)
+      trace.kinds.append(kind)
       let settled = await take(step, store: store, clock: clock, log: log)
       var actions: [RecordedAction<State>] = []
       for (action, before, after, sent) in log.withLock({ $0.take() }) {

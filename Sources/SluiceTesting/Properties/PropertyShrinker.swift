@@ -1,7 +1,7 @@
 import Sluice
 
-/// Shrinks a failing run: removes steps, then makes the random choices of the steps left
-/// smaller, as long as the run still fails the same way (see ``ChoiceRandom`` for why the
+/// Shrinks a failing run: removes steps, merges steps of the same kind, then makes the random
+/// choices of the steps left smaller, as long as the run still fails the same way (see ``ChoiceRandom`` for why the
 /// simplest choice is 1).
 ///
 /// Steps are replayed from their choices, so a shorter or simpler sequence is always a valid
@@ -50,6 +50,37 @@ struct PropertyShrinker<State: Equatable & Sendable>: Sendable {
           }
         }
         size /= 2
+      }
+      // Merge two steps of the same kind into the first, with the larger, then the sum, of each
+      // of their choices (a value grows with its choice): two short moves of the clock become
+      // one long one, which removing either alone cannot find.
+      var first = 0
+      while first < best.choices.count, runs < Self.maxRuns {
+        var second = first + 1
+        while second < best.choices.count, runs < Self.maxRuns {
+          guard best.kinds[first] == best.kinds[second],
+            best.choices[first].count == best.choices[second].count
+          else {
+            second += 1
+            continue
+          }
+          let pairs = zip(best.choices[first], best.choices[second])
+          let larger = pairs.map { max($0, $1) }
+          let sums = pairs.map { $0.addingReportingOverflow($1).overflow ? .max : $0 &+ $1 }
+          var merged = false
+          for values in [larger, sums] where !merged {
+            var candidate = best.choices
+            candidate[first] = Array(candidate[first].prefix(1) + values.dropFirst())
+            candidate.remove(at: second)
+            merged = await attempt(candidate)
+          }
+          if merged {
+            improved = true
+          } else {
+            second += 1
+          }
+        }
+        first += 1
       }
       // Make each choice smaller: the simplest (1) first, then halving.
       var step = 0

@@ -1,0 +1,162 @@
+import Foundation
+import PropertyBased
+import Sluice
+import SluiceTesting
+import Testing
+
+// A tap counter whose taps are confirmed by an effect 100 ms later, on the property's clock; the
+// planted bug: a double tap counts once but is confirmed twice.
+
+private struct Taps: Equatable, Sendable {
+  var taps = 0
+  var confirmed = 0
+}
+
+private struct Tap: Action, Equatable {}
+private struct DoubleTap: Action, Equatable {}
+private struct Confirmed: Action, Equatable {}
+
+private let tapReducer = Reducer<Taps>()
+  .on(Tap.self) { state, _ in state.taps += 1 }
+  .on(DoubleTap.self) { state, _ in state.taps += 1 }  // the planted bug: should count 2
+  .on(Confirmed.self) { state, _ in state.confirmed += 1 }
+
+@Sendable private func tapEffects(_ clock: ManualClock) -> Effects<Taps> {
+  Effects<Taps>()
+    .on(Tap.self) { _, context in
+      try await clock.sleep(for: .milliseconds(100))
+      context.dispatch(Confirmed())
+    }
+    .on(DoubleTap.self) { _, context in
+      try await clock.sleep(for: .milliseconds(100))
+      context.dispatch(Confirmed())
+      try await clock.sleep(for: .milliseconds(50))
+      context.dispatch(Confirmed())
+    }
+}
+
+private let tapSteps = ActionGenerator<Taps>()
+  .action(weight: 2, Tap())
+  .action(DoubleTap())
+  .advanceClock(weight: 2, by: Gen.int(in: 1...300).map { .milliseconds($0) })
+
+private let confirmedNeverExceedsTaps = StoreProperty(
+  initialState: Taps(), reducer: tapReducer, effects: tapEffects, actions: tapSteps
+)
+.invariant("confirmed <= taps", code: "state.confirmed <= state.taps") {
+  $0.confirmed <= $0.taps
+}
+
+@Suite struct StorePropertyEffectsTests {
+  @Test func effectsWokenByTheClockAreCheckedAndPrintedAsReceivedActions() async throws {
+    var found: PropertyFailure?
+    await withKnownIssue {
+      found = await confirmedNeverExceedsTaps.check(count: 300, length: 5...25)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("the invariant \"confirmed <= taps\"") }
+    }
+    let failure = try #require(found)
+    // A double tap, and a move of the clock far enough for both confirmations (the second
+    // comes 150 ms after the tap).
+    #expect(failure.steps == 2)
+    let code = failure.testCode
+    #expect(code.contains("  let clock = ManualClock()"))
+    #expect(
+      code.contains(
+        "TestStore(initialState: Taps(taps: 0, confirmed: 0), reducer: reducer, "
+          + "effects: effects(clock))"))
+    #expect(code.contains("  await store.send(DoubleTap()) {\n    $0.taps = 1\n  }"))
+    #expect(code.contains("  await clock.advance(by: .milliseconds("))
+    #expect(
+      code.contains(
+        """
+          await store.receive(Confirmed()) {
+            $0.confirmed = 1
+          }
+          await store.receive(Confirmed()) {
+            $0.confirmed = 2
+          }
+        """))
+    #expect(code.contains("#expect(state.confirmed <= state.taps)"))
+  }
+
+  @Test func aSeedReplaysTheEffectsInTheSameOrder() async throws {
+    var first: PropertyFailure?
+    await withKnownIssue {
+      first = await confirmedNeverExceedsTaps.check(count: 300, length: 5...25)
+    }
+    let failure = try #require(first)
+    for _ in 0..<3 {
+      var again: PropertyFailure?
+      await withKnownIssue {
+        again = await confirmedNeverExceedsTaps.check(length: 5...25, seed: failure.seed)
+      }
+      #expect(again?.originalSteps == failure.originalSteps)
+      #expect(again?.shrinkRuns == failure.shrinkRuns)
+      #expect(again?.testCode == failure.testCode)
+    }
+  }
+
+  @Test func theCorrectEffectsKeepTheInvariantWhateverTheInterleaving() async {
+    let fixed = StoreProperty(
+      initialState: Taps(),
+      reducer: Reducer<Taps>()
+        .on(Tap.self) { state, _ in state.taps += 1 }
+        .on(DoubleTap.self) { state, _ in state.taps += 2 }
+        .on(Confirmed.self) { state, _ in state.confirmed += 1 },
+      effects: tapEffects, actions: tapSteps
+    )
+    .invariant("confirmed <= taps") { $0.confirmed <= $0.taps }
+    #expect(await fixed.check(count: 100) == nil)
+  }
+
+  @Test func anEffectThatWaitsOnAnotherClockIsReportedNotShrunk() async throws {
+    let property = StoreProperty(
+      initialState: Taps(), reducer: tapReducer,
+      effects: { _ in
+        Effects<Taps>().on(Tap.self) { _, _ in try await Task.sleep(for: .seconds(30)) }
+      }, actions: ActionGenerator<Taps>().action(Tap())
+    )
+    var found: PropertyFailure?
+    await withKnownIssue {
+      found = await property.check(count: 1, length: 1...1)
+    } matching: { issue in
+      issue.comments.contains {
+        $0.rawValue.contains("effects neither ended nor slept on the property's clock")
+      }
+    }
+    let failure = try #require(found)
+    #expect(failure.shrinkRuns == 0)
+  }
+
+  @Test func customStepsRunAndArePrintedAsTheirCode() async throws {
+    // A transaction that confirms one tap too many, as a custom step.
+    let steps = ActionGenerator<Taps>()
+      .action(Tap())
+      .step(
+        "confirm in a transaction",
+        code: "await store.store.dispatcher.transaction { tx in "
+          + "try tx.update(store.store) { $0.confirmed += 1 } }"
+      ) { store in
+        await store.dispatcher.transaction { tx in try tx.update(store) { $0.confirmed += 1 } }
+      }
+    let property = StoreProperty(initialState: Taps(), reducer: tapReducer, actions: steps)
+      .invariant("confirmed <= taps") { $0.confirmed <= $0.taps }
+    var found: PropertyFailure?
+    await withKnownIssue {
+      found = await property.check(count: 100, length: 1...10)
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("the invariant \"confirmed <= taps\"") }
+    }
+    let failure = try #require(found)
+    #expect(failure.steps == 1)
+    #expect(
+      failure.testCode.contains(
+        "  await store.store.dispatcher.transaction { tx in "
+          + "try tx.update(store.store) { $0.confirmed += 1 } }\n"))
+    // The committed transaction is what the store saw.
+    #expect(failure.testCode.contains("await store.receive(TransactionCommitted.self) {"))
+    #expect(
+      failure.testCode.contains("// Here the invariant \"confirmed <= taps\" no longer holds."))
+  }
+}
