@@ -79,6 +79,7 @@ let package = Package(
         "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
   ],
   swiftLanguageModes: [.v6]
