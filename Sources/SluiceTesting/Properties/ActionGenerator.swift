@@ -82,7 +82,9 @@ public struct ActionGenerator<State: Sendable>: Sendable {
   /// Adds a custom step: anything done to the store, such as a transaction or a lock.
   ///
   /// The actions the store processes during the step are checked like the others, and appear
-  /// in the printed test as received actions.
+  /// in the printed test as received actions. A step that pauses the lane must release its
+  /// locks before it returns (test the queueing of S12 within one step): a run whose lane is
+  /// left paused fails, since its next send would wait for ever.
   ///
   /// ```swift
   /// .step(

@@ -9,6 +9,8 @@ enum PropertyViolation: Equatable, Sendable {
   case model
   /// The effects neither ended nor waited on the property's clock.
   case unsettled
+  /// The named custom step left the lane paused: the next send would wait for ever.
+  case leftPaused(String)
 }
 
 /// An action the store processed during a step.
@@ -68,6 +70,12 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
     var trace = PropertyTrace<State>()
     var source = source
     var model = property.model.map { _ in property.initialState }
+    if let broken = property.invariants.first(where: { !$0.holds(property.initialState) }) {
+      trace.violation = .invariant(broken.name)
+      trace.finalState = property.initialState
+      recording.cancel()
+      return trace
+    }
     steps: for index in 0..<length {
       var random = ChoiceRandom(
         choices: index < choices.count ? choices[index] : [], source: source)
@@ -76,7 +84,7 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
       guard let (step, kind) = picked else { break }
       trace.choices.append(random.used)
       trace.kinds.append(kind)
-      let settled = await take(step, store: store, clock: clock, log: log)
+      let outcome = await take(step, store: store, clock: clock, log: log)
       var actions: [RecordedAction<State>] = []
       for (action, before, after, sent) in log.withLock({ $0.take() }) {
         var expected = after
@@ -92,8 +100,8 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
       }
       trace.entries.append(PropertyTrace.Entry(step: step, actions: actions))
       if trace.violation != nil { break steps }
-      if !settled {
-        trace.violation = .unsettled
+      if let outcome {
+        trace.violation = outcome
         break steps
       }
       let state = store.state
@@ -109,28 +117,28 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
     return trace
   }
 
-  /// Takes `step`, then waits until the effects ended or wait on the clock; returns whether
-  /// they did.
+  /// Takes `step`, then waits until the effects ended or wait on the clock; returns what went
+  /// wrong, if anything.
   private func take(
     _ step: PropertyStep<State>, store: Store<State>, clock: ManualClock,
     log: Locked<ActionLog<State>>
-  ) async -> Bool {
+  ) async -> PropertyViolation? {
     switch step {
     case .send(let action):
       await store.sendMarked(action) { inside in log.withLock { $0.sending = inside } }
-      return await settle(store, clock: clock)
     case .advance(let duration):
       let target = clock.now.advanced(by: duration)
       // One sleeper at a time, earliest first: the order of what the effects dispatch is the
       // same in every run.
       while clock.wakeNext(upTo: target) {
-        guard await settle(store, clock: clock) else { return false }
+        guard await settle(store, clock: clock) else { return .unsettled }
       }
-      return true
-    case .custom(_, _, let perform):
+      return nil
+    case .custom(let name, _, let perform):
       await perform(store)
-      return await settle(store, clock: clock)
+      if store.dispatcher.isPaused { return .leftPaused(name) }
     }
+    return await settle(store, clock: clock) ? nil : .unsettled
   }
 
   /// Waits until every effect running waits on `clock` (or none runs) and the lane processed

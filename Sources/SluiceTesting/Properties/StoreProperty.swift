@@ -169,6 +169,9 @@ public struct StoreProperty<State: Equatable & Sendable>: Sendable {
       return "after \(steps), effects neither ended nor slept on the property's clock within "
         + "\(Self.settleTimeout) (a wait on another clock or on an event makes runs "
         + "nondeterministic)"
+    case .leftPaused(let name):
+      return "the custom step \"\(name)\" left the lane paused after \(steps): a step must "
+        + "release the locks it takes, or the next send would wait for ever"
     case nil: return "no failure"
     }
   }

@@ -159,4 +159,60 @@ private let confirmedNeverExceedsTaps = StoreProperty(
     #expect(
       failure.testCode.contains("// Here the invariant \"confirmed <= taps\" no longer holds."))
   }
+
+  @Test func aStepThatLeavesTheLanePausedFailsInsteadOfHanging() async throws {
+    let locks = LockBox()
+    let steps = ActionGenerator<Taps>()
+      .step("pause", code: "_ = store.store.dispatcher.pause()") { store in
+        locks.keep(store.dispatcher.pause())
+      }
+      .action(Tap())
+    let property = StoreProperty(initialState: Taps(), reducer: tapReducer, actions: steps)
+    var found: PropertyFailure?
+    await withKnownIssue {
+      found = await property.check(count: 20, length: 2...5)
+    } matching: { issue in
+      issue.comments.contains {
+        $0.rawValue.contains("the custom step \"pause\" left the lane paused")
+      }
+    }
+    let failure = try #require(found)
+    #expect(failure.steps == 1)
+    locks.releaseAll()
+  }
+
+  @Test func anInitialStateThatBreaksAnInvariantFailsAfterNoStep() async throws {
+    let property = StoreProperty(
+      initialState: Taps(taps: 0, confirmed: 1), reducer: tapReducer,
+      actions: ActionGenerator<Taps>().action(Tap())
+    )
+    .invariant("confirmed <= taps", code: "state.confirmed <= state.taps") {
+      $0.confirmed <= $0.taps
+    }
+    var found: PropertyFailure?
+    await withKnownIssue {
+      found = await property.check(count: 5)
+    }
+    let failure = try #require(found)
+    #expect(failure.steps == 0)
+    #expect(
+      failure.description == "the invariant \"confirmed <= taps\" does not hold after 0 steps")
+    #expect(
+      failure.testCode.hasSuffix(
+        "  let state = store.state\n  #expect(state.confirmed <= state.taps)  // confirmed <= taps\n}"
+      ))
+  }
+}
+
+/// The locks custom steps took, to release them when the test ends.
+private final class LockBox: @unchecked Sendable {
+  // @unchecked Sendable: `locks` is only touched under `lock`.
+  private let lock = NSLock()
+  private var locks: [Lock] = []
+
+  func keep(_ taken: Lock) { lock.withLock { locks.append(taken) } }
+
+  func releaseAll() {
+    for taken in lock.withLock({ locks }) { taken.release() }
+  }
 }
