@@ -4,6 +4,7 @@ import Sluice
 enum ObservationCases {
   static let all: [BenchCase] = [
     BenchCase(name: "keypath.observers1000.one_changed") { keyPathPanel() },
+    BenchCase(name: "select.observers100.one_changed") { selectCells(observers: 100) },
     BenchCase(name: "bigstate.10k") { bigState(entries: 10_000, wholeObservers: 0) },
     BenchCase(name: "bigstate.100k") { bigState(entries: 100_000, wholeObservers: 0) },
   ]
@@ -106,6 +107,35 @@ enum ObservationCases {
       store.observe(\.cells[index], from: .nextChange) { change in consume(change.new) }
     }
     verifyFires("keypath.observers\(observers)", expectedFires: 2 * observers) {
+      for index in 0..<(2 * observers) { store.dispatch(BumpCell(index: index % observers)) }
+    }
+    return { iterations in
+      withExtendedLifetime(subscriptions) {
+        var index = 0
+        for _ in 0..<iterations {
+          store.dispatch(BumpCell(index: index))
+          index += 1
+          if index == observers { index = 0 }
+        }
+      }
+    }
+  }
+
+  /// `observers` observers each selecting one cell with `observe(select: { $0.cells[i] })`;
+  /// each action changes exactly one cell, rotating, so exactly one observer fires. The same
+  /// scenario as `extra.keypath.observers100.one_changed`, without the key-path runtime.
+  static func selectCells(observers: Int) -> (Int) -> Void {
+    let store = Store(
+      initialState: Grid(cells: Array(0..<observers)),
+      reducer: Reducer<Grid>().on(BumpCell.self) { state, action in
+        state.cells[action.index] &+= 1
+      })
+    let subscriptions = (0..<observers).map { index in
+      store.observe(select: { $0.cells[index] }, from: .nextChange) { change in
+        consume(change.new)
+      }
+    }
+    verifyFires("select.observers\(observers)", expectedFires: 2 * observers) {
       for index in 0..<(2 * observers) { store.dispatch(BumpCell(index: index % observers)) }
     }
     return { iterations in

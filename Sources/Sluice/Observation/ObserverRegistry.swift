@@ -107,40 +107,71 @@ class AnyPathGroup<State: Sendable>: @unchecked Sendable {
   }
 }
 
+/// A group that compares one value per round with the value it saw last; the subclass says
+/// how the value is read.
 @usableFromInline
-final class PathGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<State>,
+class ValueGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<State>,
+  @unchecked Sendable
+{
+  @usableFromInline final let cell = ChangeCell<Value>()
+  /// The value after the last check: the value before the current action.
+  @usableFromInline @exclusivity(unchecked) final var last: Value
+
+  @inlinable
+  init(current: Value, check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool) {
+    last = current
+    super.init(check: check)
+  }
+
+  /// Records `value` as the value of this round; returns whether it changed.
+  @inlinable
+  final func update(to value: Value) -> Bool {
+    if value == last { return false }
+    cell.change = Change(old: last, new: value)
+    last = value
+    return true
+  }
+}
+
+/// The observers of one key path.
+@usableFromInline
+final class PathGroup<State: Sendable, Value: Equatable & Sendable>: ValueGroup<State, Value>,
   @unchecked Sendable
 {
   @usableFromInline let path: KeyPath<State, Value>
   /// Where the value lives inside the state, when the path is made of stored properties only:
   /// reading it is then one load instead of a walk through the key-path runtime.
   @usableFromInline let offset: Int?
-  @usableFromInline let cell = ChangeCell<Value>()
-  /// The value after the last check: the value before the current action.
-  @usableFromInline @exclusivity(unchecked) var last: Value
 
   @inlinable
   init(path: KeyPath<State, Value>, current: Value) {
     self.path = path
     offset = MemoryLayout<State>.offset(of: path)
-    last = current
-    super.init { group, state in
+    super.init(current: current) { group, state in
       unsafeDowncast(group, to: PathGroup<State, Value>.self).compare(with: state)
     }
   }
 
   @inlinable
   func compare(with state: UnsafePointer<State>) -> Bool {
-    let value: Value
     if let offset {
-      value = UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self)
-    } else {
-      value = state.pointee[keyPath: path]
+      return update(to: UnsafeRawPointer(state).load(fromByteOffset: offset, as: Value.self))
     }
-    if value == last { return false }
-    cell.change = Change(old: last, new: value)
-    last = value
-    return true
+    return update(to: state.pointee[keyPath: path])
+  }
+}
+
+/// The one observer of an `observe(select:)`: its check calls the selector directly, compiled
+/// with the caller's code, without the key-path runtime.
+@usableFromInline
+final class SelectGroup<State: Sendable, Value: Equatable & Sendable>: ValueGroup<State, Value>,
+  @unchecked Sendable
+{
+  @inlinable
+  init(select: @escaping @Sendable (State) -> Value, current: Value) {
+    super.init(current: current) { group, state in
+      unsafeDowncast(group, to: SelectGroup<State, Value>.self).update(to: select(state.pointee))
+    }
   }
 }
 

@@ -64,8 +64,47 @@ extension Store {
     _ body: @escaping @Sendable (Change<Value>) -> Void
   ) -> Subscription {
     addPathObserver(
-      path, makeGroup: { PathGroup(path: path, current: $0) }, delivery: delivery, start: start,
-      ownerGone: nil,
+      sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
+      delivery: delivery, start: start, ownerGone: nil,
+      body: { change in
+        body(change)
+        return true
+      })
+  }
+
+  /// Calls `body` with the old and new value whenever the value `select` reads out of the state
+  /// changes: the observation of an element of a collection, as fast as that of a stored
+  /// property.
+  ///
+  /// ```swift
+  /// let subscription = store.observe(select: { $0.entries[key] }) { change in
+  ///   print("\(change.old) → \(change.new)")
+  /// }
+  /// ```
+  ///
+  /// `observe(\.entries[key])` reads the same value, through the key-path runtime: some 2,000
+  /// instructions per action for a path through a subscript, where `select`, compiled with your
+  /// code, costs a few dozen. Each `select` observer compares its own value (observers of one
+  /// key path share one comparison). Otherwise it behaves as
+  /// ``observe(_:on:from:_:)-(_,Delivery,_,_)``: `old` is the value before the action or
+  /// transaction, and `body` runs only when the value changed. `select` runs on the lane, after
+  /// each action; it must be a pure function of the state.
+  ///
+  /// - Parameters:
+  ///   - select: Reads the observed value out of the state.
+  ///   - delivery: Where `body` runs (default: synchronously on the lane).
+  ///   - start: Whether `body` first receives the current value, as both `old` and `new`.
+  ///   - body: The observer.
+  /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
+  @inlinable
+  public func observe<Value: Equatable & Sendable>(
+    select: @escaping @Sendable (State) -> Value, on delivery: Delivery = .synchronous,
+    from start: ObservationStart = .currentValue,
+    _ body: @escaping @Sendable (Change<Value>) -> Void
+  ) -> Subscription {
+    addPathObserver(
+      sharing: nil, read: select, makeGroup: { SelectGroup(select: select, current: $0) },
+      delivery: delivery, start: start, ownerGone: nil,
       body: { change in
         body(change)
         return true
@@ -101,8 +140,8 @@ extension Store {
     _ body: @escaping @Sendable (Owner, Change<Value>) -> Void
   ) -> Subscription {
     addPathObserver(
-      path, makeGroup: { PathGroup(path: path, current: $0) }, delivery: delivery, start: start,
-      ownerGone: { [weak owner] in owner == nil },
+      sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
+      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil },
       body: { [weak owner] change in
         guard let owner else { return false }
         body(owner, change)
@@ -195,10 +234,13 @@ extension Store {
 
   /// Registers a key-path observer. `makeGroup` comes from inlinable code, so a new group's
   /// comparison is specialized for the concrete state and value types.
+  /// Registers an observer of a value read out of the state: in the group of the observers of
+  /// `path` (made when there is none), or, with no path, in a group of its own.
   @usableFromInline
   func addPathObserver<Value: Equatable & Sendable>(
-    _ path: KeyPath<State, Value> & Sendable,
-    makeGroup: @escaping @Sendable (Value) -> PathGroup<State, Value>,
+    sharing path: (KeyPath<State, Value> & Sendable)?,
+    read: @escaping @Sendable (State) -> Value,
+    makeGroup: @escaping @Sendable (Value) -> ValueGroup<State, Value>,
     delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
     body: @escaping @Sendable (Change<Value>) -> Bool
   ) -> Subscription {
@@ -206,12 +248,12 @@ extension Store {
     let core = self.core
     registerObserver {
       guard !sink.gate.isCancelled else { return }
-      let group: PathGroup<State, Value>
-      if let existing = core.registry.groupByPath[path] as? PathGroup<State, Value> {
+      let group: ValueGroup<State, Value>
+      if let path, let existing = core.registry.groupByPath[path] as? ValueGroup<State, Value> {
         group = existing
       } else {
-        group = makeGroup(core.current[keyPath: path])
-        core.registry.groupByPath[path] = group
+        group = makeGroup(read(core.current))
+        if let path { core.registry.groupByPath[path] = group }
         core.registry.groups.append(group)
       }
       let observer = PathObserver<State, Value>(
@@ -220,7 +262,7 @@ extension Store {
       core.registryChanged()
       if start == .currentValue {
         // The state now, not `group.last`: mid-step, the group may not have seen this step yet.
-        let value = core.current[keyPath: path]
+        let value = read(core.current)
         sink.send(Change(old: value, new: value))
       }
     }
