@@ -23,6 +23,9 @@ enum ObservationCases {
     BenchCase(name: "extra.bigstate.100k.whole_observer1") {
       bigState(entries: 100_000, wholeObservers: 1)
     },
+    BenchCase(name: "extra.bigstate.10k.keypaths") {
+      bigState(entries: 10_000, wholeObservers: 0, keyPaths: true)
+    },
     BenchCase(name: "extra.keypath.observer1") { modelOrObserver(.keyPathObserver) },
     BenchCase(name: "extra.model.unread") { modelOrObserver(.unreadModel) },
     BenchCase(name: "extra.model.reader1") { modelOrObserver(.modelReadingOnePath) },
@@ -121,7 +124,7 @@ enum ObservationCases {
     }
   }
 
-  /// `observers` observers each selecting one cell with `observe(select: { $0.cells[i] })`;
+  /// `observers` observers each selecting one cell with `observe(.select { $0.cells[i] })`;
   /// each action changes exactly one cell, rotating, so exactly one observer fires. The same
   /// scenario as `extra.keypath.observers100.one_changed`, without the key-path runtime.
   static func selectCells(observers: Int) -> (Int) -> Void {
@@ -131,7 +134,7 @@ enum ObservationCases {
         state.cells[action.index] &+= 1
       })
     let subscriptions = (0..<observers).map { index in
-      store.observe(select: { $0.cells[index] }, from: .nextChange) { change in
+      store.observe(.select { $0.cells[index] }, from: .nextChange) { change in
         consume(change.new)
       }
     }
@@ -150,11 +153,12 @@ enum ObservationCases {
     }
   }
 
-  /// A `[Int: Int]` of `entries` entries and 10 key-path observers on 10 of them
-  /// (`\.entries[key]`). Each action changes one entry; the changed key rotates over 100 keys
-  /// spread over the key range, every tenth of which is observed, so one action in ten fires
-  /// one observer. The per-action cost should not depend on `entries`.
-  static func bigState(entries: Int, wholeObservers: Int) -> (Int) -> Void {
+  /// A `[Int: Int]` of `entries` entries and 10 observers on 10 of them
+  /// (`.select { $0.entries[key] }`, or `\.entries[key]` with `keyPaths`). Each action changes
+  /// one entry; the changed key rotates over 100 keys spread over the key range, every tenth of
+  /// which is observed, so one action in ten fires one observer. The per-action cost should
+  /// not depend on `entries`.
+  static func bigState(entries: Int, wholeObservers: Int, keyPaths: Bool = false) -> (Int) -> Void {
     let store = Store(
       initialState: Ledger(
         entries: Dictionary(uniqueKeysWithValues: (0..<entries).map { ($0, $0) })),
@@ -164,7 +168,11 @@ enum ObservationCases {
     let changedKeys = (0..<100).map { $0 * (entries / 100) }
     let observedKeys = stride(from: 0, to: changedKeys.count, by: 10).map { changedKeys[$0] }
     var subscriptions = observedKeys.map { key in
-      store.observe(\.entries[key], from: .nextChange) { change in consume(change.new ?? 0) }
+      keyPaths
+        ? store.observe(\.entries[key], from: .nextChange) { change in consume(change.new ?? 0) }
+        : store.observe(.select { $0.entries[key] }, from: .nextChange) { change in
+          consume(change.new ?? 0)
+        }
     }
     for _ in 0..<wholeObservers {
       subscriptions.append(

@@ -32,7 +32,7 @@ enum YardstickCases {
       state.cells[action.index] &+= 1
     }
     for index in 0..<observers {
-      store.observe(select: { $0.cells[index] }) { value in consume(value) }
+      store.observe(select: { $0.cells[index] }, onChange: { value in consume(value) })
     }
     verifyFires("yardstick.select.observers\(observers)", expectedFires: 2 * observers) {
       for index in 0..<(2 * observers) {
@@ -62,9 +62,11 @@ enum YardstickCases {
       }
     }
     for offset in offsets {
-      store.observe(select: { panel in
-        withUnsafeBytes(of: panel) { $0.load(fromByteOffset: offset, as: Int.self) }
-      }) { value in consume(value) }
+      store.observe(
+        select: { panel in
+          withUnsafeBytes(of: panel) { $0.load(fromByteOffset: offset, as: Int.self) }
+        },
+        onChange: { value in consume(value) })
     }
     verifyFires("yardstick.keypath.observers1000", expectedFires: 2 * offsets.count) {
       for index in 0..<(2 * offsets.count) {
@@ -91,7 +93,7 @@ enum YardstickCases {
     }
     let changedKeys = (0..<100).map { $0 * (entries / 100) }
     for key in stride(from: 0, to: changedKeys.count, by: 10).map({ changedKeys[$0] }) {
-      store.observe(select: { $0.entries[key] }) { value in consume(value ?? 0) }
+      store.observe(select: { $0.entries[key] }, onChange: { value in consume(value ?? 0) })
     }
     verifyFires("yardstick.bigstate.\(entries)", expectedFires: 10) {
       for key in changedKeys { store.dispatch(BumpEntry(key: key), reduce) }

@@ -19,7 +19,7 @@ final class YardstickStore<State>: @unchecked Sendable {
 
   /// Calls `body` with the value `select` reads whenever it changed.
   func observe<Value: Equatable>(
-    select: @escaping (State) -> Value, _ body: @escaping (Value) -> Void
+    select: @escaping (State) -> Value, onChange body: @escaping (Value) -> Void
   ) {
     mutex.lock()
     var last = select(state)

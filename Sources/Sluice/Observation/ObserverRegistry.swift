@@ -161,7 +161,7 @@ final class PathGroup<State: Sendable, Value: Equatable & Sendable>: ValueGroup<
   }
 }
 
-/// The one observer of an `observe(select:)`: its check calls the selector directly, compiled
+/// The one observer of a ``StateSelector``: its check calls the selector directly, compiled
 /// with the caller's code, without the key-path runtime.
 @usableFromInline
 final class SelectGroup<State: Sendable, Value: Equatable & Sendable>: ValueGroup<State, Value>,

@@ -72,38 +72,38 @@ extension Store {
       })
   }
 
-  /// Calls `body` with the old and new value whenever the value `select` reads out of the state
-  /// changes: the observation of an element of a collection, as fast as that of a stored
+  /// Calls `body` with the old and new value whenever the value `selector` reads out of the
+  /// state changes: the observation of an element of a collection, as fast as that of a stored
   /// property.
   ///
   /// ```swift
-  /// let subscription = store.observe(select: { $0.entries[key] }) { change in
+  /// let subscription = store.observe(.select { $0.entries[key] }) { change in
   ///   print("\(change.old) → \(change.new)")
   /// }
   /// ```
   ///
   /// `observe(\.entries[key])` reads the same value, through the key-path runtime: some 2,000
-  /// instructions per action for a path through a subscript, where `select`, compiled with your
-  /// code, costs a few dozen. Each `select` observer compares its own value (observers of one
-  /// key path share one comparison). Otherwise it behaves as
+  /// instructions per action for a path through a subscript, where a selector, compiled with
+  /// your code, costs about a hundred. Each selector observer compares its own value (observers
+  /// of one key path share one comparison). Otherwise it behaves as
   /// ``observe(_:on:from:_:)-(_,Delivery,_,_)``: `old` is the value before the action or
-  /// transaction, and `body` runs only when the value changed. `select` runs on the lane, after
-  /// each action; it must be a pure function of the state.
+  /// transaction, and `body` runs only when the value changed.
   ///
   /// - Parameters:
-  ///   - select: Reads the observed value out of the state.
+  ///   - selector: Reads the observed value out of the state.
   ///   - delivery: Where `body` runs (default: synchronously on the lane).
   ///   - start: Whether `body` first receives the current value, as both `old` and `new`.
   ///   - body: The observer.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialized.
   @inlinable
   public func observe<Value: Equatable & Sendable>(
-    select: @escaping @Sendable (State) -> Value, on delivery: Delivery = .synchronous,
+    _ selector: StateSelector<State, Value>, on delivery: Delivery = .synchronous,
     from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Change<Value>) -> Void
   ) -> Subscription {
-    addPathObserver(
-      sharing: nil, read: select, makeGroup: { SelectGroup(select: select, current: $0) },
+    let read = selector.read
+    return addPathObserver(
+      sharing: nil, read: read, makeGroup: { SelectGroup(select: read, current: $0) },
       delivery: delivery, start: start, ownerGone: nil,
       body: { change in
         body(change)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Sluice
 
-/// `observe(select:)`: S8 for a value a closure reads out of the state, such as an element of a
+/// `observe(.select { … })`: S8 for a value a closure reads out of the state, such as an element of a
 /// collection, whose key path would go through the key-path runtime.
 @Suite struct SelectObservationTests {
   struct Shelves: Equatable, Sendable {
@@ -27,7 +27,7 @@ import Testing
   @Test func anElementObserverFiresOnlyWhenItsElementChanged() {
     let store = Self.store()
     let changes = ObsRecorder<Change<Int>>()
-    let subscription = store.observe(select: { $0.slices[1] }) { changes.append($0) }
+    let subscription = store.observe(.select { $0.slices[1] }) { changes.append($0) }
     store.dispatch(Bump(index: 0))
     store.dispatch(Bump(index: 1))
     store.dispatch(Bump(index: 2))
@@ -44,7 +44,7 @@ import Testing
   @Test func aDictionaryEntryComesAndGoes() {
     let store = Self.store()
     let changes = ObsRecorder<Change<Int?>>()
-    let subscription = store.observe(select: { $0.entries["k"] }, from: .nextChange) {
+    let subscription = store.observe(.select { $0.entries["k"] }, from: .nextChange) {
       changes.append($0)
     }
     store.dispatch(Put(key: "other", value: 1))
@@ -59,7 +59,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = Self.store(dispatcher: dispatcher)
     let changes = ObsRecorder<Change<Int>>()
-    let subscription = store.observe(select: { $0.slices[0] }, from: .nextChange) {
+    let subscription = store.observe(.select { $0.slices[0] }, from: .nextChange) {
       changes.append($0)
     }
     dispatcher.transaction { tx in
@@ -78,7 +78,7 @@ import Testing
     let store = Self.store()
     let calls = ObsRecorder<String>()
     let first = store.observe(\.slices[0], from: .nextChange) { _ in calls.append("key path 1") }
-    let second = store.observe(select: { $0.slices[0] }, from: .nextChange) { _ in
+    let second = store.observe(.select { $0.slices[0] }, from: .nextChange) { _ in
       calls.append("select")
     }
     let third = store.observe(\.slices[0], from: .nextChange) { _ in calls.append("key path 2") }
@@ -91,9 +91,9 @@ import Testing
     let store = Self.store()
     let one = ObsRecorder<Change<Int>>()
     let two = ObsRecorder<Change<Int>>()
-    let first = store.observe(select: { $0.slices[2] }, from: .nextChange) { one.append($0) }
+    let first = store.observe(.select { $0.slices[2] }, from: .nextChange) { one.append($0) }
     store.dispatch(Bump(index: 2))
-    let second = store.observe(select: { $0.slices[2] }, from: .nextChange) { two.append($0) }
+    let second = store.observe(.select { $0.slices[2] }, from: .nextChange) { two.append($0) }
     first.cancel()
     store.dispatch(Bump(index: 2))
     #expect(one.values == [Change(old: 0, new: 1)])
