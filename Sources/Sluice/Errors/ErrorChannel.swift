@@ -54,10 +54,7 @@ public final class ErrorChannel: Sendable {
   public func observe(
     on delivery: Delivery = .synchronous, _ body: @escaping @Sendable (ErrorEvent) -> Void
   ) -> Subscription {
-    let sink = Sink<ErrorEvent>(delivery: delivery, serialized: true) { event in
-      body(event)
-      return true
-    }
+    let sink = Sink<ErrorEvent>(delivery: delivery, serialized: true, body: body)
     contents.withLock { $0.observers.append(sink) }
     return Subscription { [weak self] in
       let waited = sink.gate.cancel()

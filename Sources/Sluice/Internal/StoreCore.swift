@@ -371,6 +371,14 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       for index in buffer.indices {
         Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { observer in
           guard observer.order < roundBoundary else { return }
+          // A whole-state observer without an owner: its gate alone says whether it is dead,
+          // before or during the call.
+          if let sink = observer.stateSink, observer.ownerGone == nil {
+            if !sink._withUnsafeGuaranteedRef({ $0.sendReportingLive(state.pointee) }) {
+              needsSweep = true
+            }
+            return
+          }
           if observer.isDead {
             needsSweep = true
             return

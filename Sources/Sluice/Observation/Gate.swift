@@ -18,6 +18,15 @@ final class Gate: Sendable {
   @usableFromInline static let cancelledBit: UInt = 1
   @usableFromInline let word = Atomic<UInt>(0)
 
+  @usableFromInline init() {}
+
+  /// Cancels the gate of an observer whose owner is gone, from inside its call (which does not
+  /// wait for itself): the store sweeps the observer out when it next sees it.
+  @usableFromInline @inline(never)
+  func cancelForGoneOwner() {
+    _ = cancel()
+  }
+
   @inlinable var isCancelled: Bool {
     word.load(ordering: .acquiring) & Gate.cancelledBit != 0
   }
@@ -27,7 +36,8 @@ final class Gate: Sendable {
     word.load(ordering: .acquiring) & ~Gate.cancelledBit != 0
   }
 
-  /// Runs `body` unless the gate was cancelled; returns whether it ran.
+  /// Runs `body` unless the gate was cancelled; returns whether the gate is still open: `false`
+  /// when it was cancelled before the call (which did not run) or during it.
   @inlinable @inline(__always)
   func run(_ body: () -> Void) -> Bool {
     let me = ThreadContext.currentID
@@ -37,6 +47,7 @@ final class Gate: Sendable {
     body()
     if !word.compareExchange(expected: me, desired: 0, ordering: .releasing).exchanged {
       endCancelledCall()
+      return false
     }
     return true
   }

@@ -5,9 +5,9 @@ import Dispatch
 final class Sink<Value: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: `pending` and `scheduled` are only touched under `lock`; the rest is
   // immutable or Sendable.
-  @usableFromInline let gate = Gate()
-  /// Calls the observer; returns `false` when the observer's owner is gone.
-  @usableFromInline let body: @Sendable (Value) -> Bool
+  @usableFromInline let gate: Gate
+  /// Calls the observer. An observer bound to an owner cancels `gate` when the owner is gone.
+  @usableFromInline let body: @Sendable (Value) -> Void
   private let delivery: Delivery
   /// `nil` for a synchronous sink that is not serialized: values are delivered at once.
   @usableFromInline let lock: InternalLock?
@@ -23,8 +23,15 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
   ///     leaves its value to it, so none is lost and the body never runs concurrently with
   ///     itself. A store's synchronous observers do not need it: the lane calls them one at a
   ///     time.
-  ///   - body: Calls the observer; returns `false` when the observer's owner is gone.
-  init(delivery: Delivery, serialized: Bool = false, body: @escaping @Sendable (Value) -> Bool) {
+  ///   - gate: The observer's gate; a new one by default.
+  ///   - body: Calls the observer; an observer bound to an owner cancels `gate` when the owner
+  ///     is gone.
+  @usableFromInline
+  init(
+    delivery: Delivery, serialized: Bool = false, gate: Gate = Gate(),
+    body: @escaping @Sendable (Value) -> Void
+  ) {
+    self.gate = gate
     self.body = body
     self.delivery = delivery
     if case .synchronous = delivery, !serialized { lock = nil } else { lock = InternalLock() }
@@ -33,14 +40,26 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
   /// Delivers `value` now (synchronous) or posts it to the mailbox.
   @inlinable @inline(__always)
   func send(_ value: Value) {
+    _ = sendReportingLive(value)
+  }
+
+  /// Delivers `value` now (synchronous) or posts it to the mailbox; returns whether the
+  /// observer is still live: `false` when it was cancelled before or during the call, or its
+  /// owner is gone, so that the store sweeps it out.
+  @inlinable @inline(__always)
+  func sendReportingLive(_ value: Value) -> Bool {
     if lock == nil { return deliver(value) }
     post(value)
+    return !gate.isCancelled
   }
 
   /// Posts `value` to the mailbox, and schedules a drain unless one is pending.
   @usableFromInline
   func post(_ value: Value) {
-    guard let lock else { return deliver(value) }
+    guard let lock else {
+      _ = deliver(value)
+      return
+    }
     lock.lock()
     pending.append(value)
     let mustSchedule = !scheduled
@@ -49,18 +68,10 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
     if mustSchedule { schedule() }
   }
 
+  /// Calls the observer unless its gate is cancelled; returns whether it is still live.
   @inlinable @inline(__always)
-  func deliver(_ value: Value) {
-    var ownerAlive = true
-    _ = gate.run { ownerAlive = body(value) }
-    if !ownerAlive { ownerIsGone() }
-  }
-
-  /// The body said its owner is gone: cancels the gate. The store sweeps cancelled observers
-  /// out of its registry when it next sees them.
-  @usableFromInline @inline(never)
-  func ownerIsGone() {
-    gate.cancel()
+  func deliver(_ value: Value) -> Bool {
+    gate.run { body(value) }
   }
 
   private func schedule() {
@@ -86,7 +97,7 @@ final class Sink<Value: Sendable>: @unchecked Sendable {
       pending.removeAll(keepingCapacity: true)
       lock.unlock()
       ThreadContext.delivering {
-        for value in batch where !gate.isCancelled { deliver(value) }
+        for value in batch where !gate.isCancelled { _ = deliver(value) }
       }
     }
   }

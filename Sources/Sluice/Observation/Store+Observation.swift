@@ -29,10 +29,7 @@ extension Store {
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (State) -> Void
   ) -> Subscription {
-    addStateObserver(delivery: delivery, start: start, ownerGone: nil) { state in
-      body(state)
-      return true
-    }
+    addStateObserver(sink: Sink(delivery: delivery, body: body), start: start, ownerGone: nil)
   }
 
   /// Calls `body` with the old and new value whenever the value at `path` changes.
@@ -65,11 +62,7 @@ extension Store {
   ) -> Subscription {
     addPathObserver(
       sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
-      delivery: delivery, start: start, ownerGone: nil,
-      body: { change in
-        body(change)
-        return true
-      })
+      delivery: delivery, start: start, ownerGone: nil, body: body)
   }
 
   /// Calls `body` with the old and new value whenever the value `selector` reads out of the
@@ -104,11 +97,7 @@ extension Store {
     let read = selector.read
     return addPathObserver(
       sharing: nil, read: read, makeGroup: { SelectGroup(select: read, current: $0) },
-      delivery: delivery, start: start, ownerGone: nil,
-      body: { change in
-        body(change)
-        return true
-      })
+      delivery: delivery, start: start, ownerGone: nil, body: body)
   }
 
   /// Calls `body` with `owner` and the state after every change, for as long as `owner` lives.
@@ -122,13 +111,12 @@ extension Store {
     from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Owner, State) -> Void
   ) -> Subscription {
-    addStateObserver(
-      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil },
-      body: { [weak owner] state in
-        guard let owner else { return false }
+    let gate = Gate()
+    return addStateObserver(
+      sink: Sink(delivery: delivery, gate: gate) { [weak owner] state in
+        guard let owner else { return gate.cancelForGoneOwner() }
         body(owner, state)
-        return true
-      })
+      }, start: start, ownerGone: { [weak owner] in owner == nil })
   }
 
   /// Calls `body` with `owner` and each change of the value at `path`, for as long as `owner`
@@ -139,13 +127,13 @@ extension Store {
     on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
     _ body: @escaping @Sendable (Owner, Change<Value>) -> Void
   ) -> Subscription {
-    addPathObserver(
+    let gate = Gate()
+    return addPathObserver(
       sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
-      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil },
+      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil }, gate: gate,
       body: { [weak owner] change in
-        guard let owner else { return false }
+        guard let owner else { return gate.cancelForGoneOwner() }
         body(owner, change)
-        return true
       })
   }
 
@@ -159,7 +147,6 @@ extension Store {
   ) -> Subscription {
     let sink = Sink<ActionEvent<State>>(delivery: delivery) { event in
       body(event.action, event.stateBefore)
-      return true
     }
     let core = self.core
     core.lane.perform {
@@ -216,10 +203,8 @@ extension Store {
   /// Registers a whole-state observer; `ownerGone` is set for owner-bound observers, whose
   /// subscription does not cancel on deinit.
   private func addStateObserver(
-    delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
-    body: @escaping @Sendable (State) -> Bool
+    sink: Sink<State>, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?
   ) -> Subscription {
-    let sink = Sink<State>(delivery: delivery, body: body)
     let core = self.core
     registerObserver {
       guard !sink.gate.isCancelled else { return }
@@ -242,9 +227,9 @@ extension Store {
     read: @escaping @Sendable (State) -> Value,
     makeGroup: @escaping @Sendable (Value) -> ValueGroup<State, Value>,
     delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
-    body: @escaping @Sendable (Change<Value>) -> Bool
+    gate: Gate = Gate(), body: @escaping @Sendable (Change<Value>) -> Void
   ) -> Subscription {
-    let sink = Sink<Change<Value>>(delivery: delivery, body: body)
+    let sink = Sink<Change<Value>>(delivery: delivery, gate: gate, body: body)
     let core = self.core
     registerObserver {
       guard !sink.gate.isCancelled else { return }
