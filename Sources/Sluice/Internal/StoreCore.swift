@@ -188,6 +188,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   func registryChanged() {
     hasObservers = !registry.isEmpty || stepHook != nil
     needsOld = isEqual != nil && !registry.wholes.isEmpty
+    if !needsOld { pendingOld = nil }
   }
 
   // MARK: - Reducing
@@ -334,9 +335,26 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     // state would otherwise be copied for every action).
     withUnsafePointer(to: &current) { state in
       var wholeChanged = !registry.wholes.isEmpty
-      // `pendingOld` is set only when the state is comparable (`needsOld`).
-      if wholeChanged, let old = pendingOld { wholeChanged = !equals(old, state.pointee) }
-      pendingOld = nil
+      // `pendingOld` is set only when the state is comparable (`needsOld`); cleared only then,
+      // as writing `nil` over a large state costs as much as the state's size.
+      if needsOld {
+        if wholeChanged, let old = pendingOld { wholeChanged = !equals(old, state.pointee) }
+        pendingOld = nil
+      }
+      let raw = UnsafeRawPointer(state)
+      registry.wordSlots.withUnsafeMutableBufferPointer { slots in
+        for index in slots.indices {
+          let bytes = raw.loadUnaligned(fromByteOffset: slots[index].offset, as: UInt64.self)
+          if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+        }
+      }
+      registry.narrowSlots.withUnsafeMutableBufferPointer { slots in
+        for index in slots.indices {
+          let bytes = WordSlot<State>.read(
+            raw, offset: slots[index].offset, width: slots[index].width)
+          if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+        }
+      }
       for group in registry.groupRefs {
         let changed = group._withUnsafeGuaranteedRef { $0.check($0, state) }
         if changed { changedGroups.append(group.takeUnretainedValue()) }
@@ -347,9 +365,15 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
         return
       }
       let sources = changedGroups.count + (wholeChanged ? 1 : 0) + (hasReactors ? 1 : 0)
-      if wholeChanged { fired.append(contentsOf: registry.wholes) }
-      if hasReactors { fired.append(contentsOf: registry.reactors) }
-      for group in changedGroups { fired.append(contentsOf: group.members) }
+      if sources == 1, let group = changedGroups.first {
+        // One path changed, and nothing else fires: its observers are in order already.
+        changedGroups.removeAll(keepingCapacity: true)
+        fire(group.members, with: state)
+        return
+      }
+      if wholeChanged { append(registry.wholes, to: &fired) }
+      if hasReactors { append(registry.reactors, to: &fired) }
+      for group in changedGroups { append(group.members, to: &fired) }
       changedGroups.removeAll(keepingCapacity: true)
       // Each source is in registration order already; merge them when there are several.
       if sources > 1 { fired.sort { $0.order < $1.order } }
@@ -357,6 +381,26 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       // `fire` has released its reference, so this keeps the buffer without reallocating.
       fired.removeAll(keepingCapacity: true)
     }
+  }
+
+  /// The bytes of `slot`'s value changed: its group computes the change (`old`, `new`) and
+  /// keeps its value.
+  @inlinable
+  func wordChanged(_ slot: inout WordSlot<State>, to bytes: UInt64, in state: UnsafePointer<State>)
+  {
+    slot.last = bytes
+    slot.group._withUnsafeGuaranteedRef { group in
+      group.wordLast = bytes
+      _ = group.check(group, state)
+    }
+    changedGroups.append(slot.group.takeUnretainedValue())
+  }
+
+  /// Appends `observers` to `list` one by one: `append(contentsOf:)` would look up the metadata
+  /// of the generic collection it is given on every action.
+  @inlinable
+  func append(_ observers: [AnyObserver<State>], to list: inout [AnyObserver<State>]) {
+    for observer in observers { list.append(observer) }
   }
 
   /// Calls `observers` in order, skipping those that joined during this step and the dead

@@ -100,10 +100,53 @@ class AnyPathGroup<State: Sendable>: @unchecked Sendable {
   /// check. Made by `PathGroup`'s inlinable initializer, so it is specialized for the concrete
   /// state and value types; it captures nothing (the group is an argument).
   @usableFromInline let check: (AnyPathGroup<State>, UnsafePointer<State>) -> Bool
+  /// For a path of stored properties to an integer or a `Bool`, whose equality is that of its
+  /// bytes: where the value lives in the state. The registry then compares those bytes itself,
+  /// without calling `check`, until they differ (see ``WordSlot``).
+  @usableFromInline let word: (offset: Int, width: Int)?
+  /// For a word group: the bytes of the value after the last check, zero-extended; kept by
+  /// the registry's slot while the group is registered.
+  @usableFromInline var wordLast: UInt64
 
   @usableFromInline
-  init(check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool) {
+  init(
+    word: (offset: Int, width: Int)? = nil, wordLast: UInt64 = 0,
+    check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool
+  ) {
+    self.word = word
+    self.wordLast = wordLast
     self.check = check
+  }
+}
+
+/// A group whose value is an integer or a `Bool` at a fixed place in the state: the lane
+/// compares its bytes with those it saw last, a load and a compare per action, and calls the
+/// group's `check` only when they differ.
+@usableFromInline
+struct WordSlot<State: Sendable> {
+  @usableFromInline let offset: Int
+  @usableFromInline let width: Int
+  /// The bytes of the value after the last check, zero-extended.
+  @usableFromInline var last: UInt64
+  @usableFromInline let group: Unmanaged<AnyPathGroup<State>>
+
+  @usableFromInline
+  init(offset: Int, width: Int, last: UInt64, group: Unmanaged<AnyPathGroup<State>>) {
+    self.offset = offset
+    self.width = width
+    self.last = last
+    self.group = group
+  }
+
+  /// The bytes of the value in `state`, zero-extended to 64 bits.
+  @inlinable @inline(__always)
+  static func read(_ state: UnsafeRawPointer, offset: Int, width: Int) -> UInt64 {
+    switch width {
+    case 1: UInt64(state.load(fromByteOffset: offset, as: UInt8.self))
+    case 2: UInt64(state.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    case 4: UInt64(state.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    default: state.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    }
   }
 }
 
@@ -118,9 +161,18 @@ class ValueGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<Sta
   @usableFromInline @exclusivity(unchecked) final var last: Value
 
   @inlinable
-  init(current: Value, check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool) {
+  init(
+    current: Value, word: (offset: Int, width: Int)? = nil,
+    check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool
+  ) {
     last = current
-    super.init(check: check)
+    var bytes: UInt64 = 0
+    if word != nil, MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size {
+      withUnsafeBytes(of: current) { value in
+        withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: value) }
+      }
+    }
+    super.init(word: word, wordLast: bytes, check: check)
   }
 
   /// Records `value` as the value of this round; returns whether it changed.
@@ -146,9 +198,22 @@ final class PathGroup<State: Sendable, Value: Equatable & Sendable>: ValueGroup<
   @inlinable
   init(path: KeyPath<State, Value>, current: Value) {
     self.path = path
-    offset = MemoryLayout<State>.offset(of: path)
-    super.init(current: current) { group, state in
+    let offset = MemoryLayout<State>.offset(of: path)
+    self.offset = offset
+    super.init(current: current, word: offset.flatMap { Self.word(at: $0) }) { group, state in
       unsafeDowncast(group, to: PathGroup<State, Value>.self).compare(with: state)
+    }
+  }
+
+  /// The place of a value at `offset` whose equality is that of its bytes: the standard
+  /// library's integers and `Bool`; `nil` for any other type.
+  @inlinable
+  static func word(at offset: Int) -> (offset: Int, width: Int)? {
+    switch Value.self {
+    case is Int.Type, is UInt.Type, is Int64.Type, is UInt64.Type, is Int32.Type, is UInt32.Type,
+      is Int16.Type, is UInt16.Type, is Int8.Type, is UInt8.Type, is Bool.Type:
+      (offset, MemoryLayout<Value>.size)
+    default: nil
     }
   }
 
@@ -184,9 +249,14 @@ struct ObserverRegistry<State: Sendable> {
   /// The groups, owned here; ``groupRefs`` names the same groups without reference counting,
   /// for the per-action loop.
   @usableFromInline var groups: [AnyPathGroup<State>] = [] {
-    didSet { groupRefs = groups.map { Unmanaged.passUnretained($0) } }
+    didSet { rebuildRefs() }
   }
+  /// The groups whose value is not a word, unretained: `check` compares them.
   @usableFromInline var groupRefs: [Unmanaged<AnyPathGroup<State>>] = []
+  /// The groups whose value is a 64-bit word: the lane compares their bytes.
+  @usableFromInline var wordSlots: [WordSlot<State>] = []
+  /// The groups whose value is a narrower word (a `Bool`, an `Int32`…).
+  @usableFromInline var narrowSlots: [WordSlot<State>] = []
   var groupByPath: [AnyKeyPath: AnyPathGroup<State>] = [:]
   @usableFromInline var nextOrder = 0
 
@@ -205,6 +275,30 @@ struct ObserverRegistry<State: Sendable> {
   mutating func takeOrder() -> Int {
     defer { nextOrder += 1 }
     return nextOrder
+  }
+
+  /// Splits the groups into ``groupRefs``, ``wordSlots`` and ``narrowSlots``; a slot starts from the bytes its
+  /// group saw last.
+  private mutating func rebuildRefs() {
+    var refs: [Unmanaged<AnyPathGroup<State>>] = []
+    var words: [WordSlot<State>] = []
+    var narrow: [WordSlot<State>] = []
+    for group in groups {
+      let ref = Unmanaged.passUnretained(group)
+      guard let word = group.word else {
+        refs.append(ref)
+        continue
+      }
+      let slot = WordSlot(offset: word.offset, width: word.width, last: group.wordLast, group: ref)
+      if word.width == MemoryLayout<UInt64>.size {
+        words.append(slot)
+      } else {
+        narrow.append(slot)
+      }
+    }
+    groupRefs = refs
+    wordSlots = words
+    narrowSlots = narrow
   }
 
   /// Removes cancelled observers and those whose owner is gone, and groups left without
