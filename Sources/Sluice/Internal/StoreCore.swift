@@ -342,17 +342,22 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
         pendingOld = nil
       }
       let raw = UnsafeRawPointer(state)
-      registry.wordSlots.withUnsafeMutableBufferPointer { slots in
-        for index in slots.indices {
-          let bytes = raw.loadUnaligned(fromByteOffset: slots[index].offset, as: UInt64.self)
-          if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+      // Skipped when empty: making the empty array's storage mutable would allocate.
+      if !registry.wordSlots.isEmpty {
+        registry.wordSlots.withUnsafeMutableBufferPointer { slots in
+          for index in slots.indices {
+            let bytes = raw.loadUnaligned(fromByteOffset: slots[index].offset, as: UInt64.self)
+            if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+          }
         }
       }
-      registry.narrowSlots.withUnsafeMutableBufferPointer { slots in
-        for index in slots.indices {
-          let bytes = WordSlot<State>.read(
-            raw, offset: slots[index].offset, width: slots[index].width)
-          if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+      if !registry.narrowSlots.isEmpty {
+        registry.narrowSlots.withUnsafeMutableBufferPointer { slots in
+          for index in slots.indices {
+            let bytes = WordSlot<State>.read(
+              raw, offset: slots[index].offset, width: slots[index].width)
+            if bytes != slots[index].last { wordChanged(&slots[index], to: bytes, in: state) }
+          }
         }
       }
       for group in registry.groupRefs {
