@@ -89,6 +89,27 @@ enum ObservationArticle {
       subscription.cancel()
     }
 
+    @Test func aSelectorObservesAnElementOfACollection() {
+      struct Awarded: Action { let badge: String }
+      struct Trophies: Equatable, Sendable { var badges: [String: Int] = [:] }
+      let output = ArticleSupport.Output()
+      @Sendable func print(_ line: String) { output.append(line) }
+      let store = Store(
+        initialState: Trophies(),
+        reducer: Reducer<Trophies>().on(Awarded.self) { state, action in
+          state.badges[action.badge, default: 0] += 1
+        })
+
+      let subscription = store.observe(.select { $0.badges["gold"] }, from: .nextChange) { change in
+        print("gold \(change.old ?? 0) → \(change.new ?? 0)")
+      }
+      store.dispatch(Awarded(badge: "gold"))
+
+      store.dispatch(Awarded(badge: "silver"))  // another entry: not called
+      #expect(output.lines == ["gold 0 → 1"])
+      subscription.cancel()
+    }
+
     @Test func anObserverOnAQueueGetsTheCurrentValueThenEachChange() async {
       let output = ArticleSupport.Output()
       @Sendable func print(_ line: String) { output.append(line) }
