@@ -79,8 +79,8 @@ extension Store {
   /// instructions per action for a path through a subscript, where a selector, compiled with
   /// your code, costs about a hundred. Each selector observer compares its own value (observers
   /// of one key path share one comparison). Otherwise it behaves as
-  /// ``observe(_:on:from:_:)-(_,Delivery,_,_)``: `old` is the value before the action or
-  /// transaction, and `body` runs only when the value changed.
+  /// ``observe(_:on:from:_:)-(KeyPath<State,Value>Sendable,Delivery,_,_)``: `old` is the value
+  /// before the action or transaction, and `body` runs only when the value changed.
   ///
   /// - Parameters:
   ///   - selector: Reads the observed value out of the state.
