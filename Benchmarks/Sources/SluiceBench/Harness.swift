@@ -21,6 +21,8 @@ struct Measurement {
   let repetitions: Int
   /// Further figures of the case, printed after the fixed columns (`"writes_per_second"`).
   var metrics: [(name: String, value: Double)] = []
+  /// Instructions per operation under callgrind (`--instructions`); `nil` when not counted.
+  var instructionsPerOp: Double?
 }
 
 enum Harness {

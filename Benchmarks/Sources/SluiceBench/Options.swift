@@ -43,6 +43,13 @@ struct Options: ParsableCommand {
   @Flag(help: "Also run the diagnostic extra.* cases.")
   var extra = false
 
+  /// Count each case's instructions per operation with callgrind too (`instructions_per_op`).
+  @Flag(
+    help: ArgumentHelp(
+      "Also count each case's instructions per operation under valgrind's callgrind "
+        + "(instructions_per_op; null where valgrind is missing or the case is custom)."))
+  var instructions = false
+
   /// Print the case names instead of running them.
   @Flag(help: "Print the case names and exit.")
   var list = false

@@ -60,6 +60,9 @@ enum Report {
           + padLeft(formatFixed(measurement.nsPerOp, decimals: 2), 12) + "  "
           + padLeft(ratio, 12) + "  " + padLeft(allocs, 10) + "  "
           + padLeft(String(measurement.iterations), 10))
+      if let instructions = measurement.instructionsPerOp {
+        lines.append("    instructions_per_op: \(formatFixed(instructions, decimals: 1))")
+      }
       for metric in measurement.metrics {
         lines.append("    \(metric.name): \(formatFixed(metric.value, decimals: 2))")
       }
@@ -67,18 +70,23 @@ enum Report {
     return lines.joined(separator: "\n")
   }
 
-  /// `{"cases":[{"name":…,"ns_per_op":…,"ratio_to_lock_floor":…,"allocs_per_op":…}]}`
-  static func json(_ measurements: [Measurement]) -> String {
+  /// `{"cases":[{"name":…,"ns_per_op":…,"ratio_to_lock_floor":…,"allocs_per_op":…}]}`, with
+  /// `instructions_per_op` when counted.
+  /// - Parameter counted: Whether instructions were counted (`--instructions`): each row then
+  ///   has `instructions_per_op`, `null` where it could not be counted.
+  static func json(_ measurements: [Measurement], counted: Bool = false) -> String {
     let cases = measurements.map { measurement in
       let ratio = measurement.ratioToLockFloor.map { formatFixed($0, decimals: 4) } ?? "null"
       let allocs = measurement.allocsPerOp.map { formatFixed($0, decimals: 4) } ?? "null"
       let metrics = measurement.metrics.map { metric in
         ",\(jsonString(metric.name)):\(formatFixed(metric.value, decimals: 3))"
       }.joined()
+      let instructions = measurement.instructionsPerOp.map { formatFixed($0, decimals: 1) }
       return "{\"name\":\(jsonString(measurement.name)),"
         + "\"ns_per_op\":\(formatFixed(measurement.nsPerOp, decimals: 3)),"
         + "\"ratio_to_lock_floor\":\(ratio),"
-        + "\"allocs_per_op\":\(allocs)\(metrics)}"
+        + "\"allocs_per_op\":\(allocs)"
+        + (counted ? ",\"instructions_per_op\":\(instructions ?? "null")" : "") + "\(metrics)}"
     }
     return "{\"cases\":[" + cases.joined(separator: ",") + "]}"
   }

@@ -60,8 +60,21 @@ if let floor = measurements.first(where: { $0.name == lockFloorName }), floor.ns
   }
 }
 
+if options.instructions, !options.once, let counter = InstructionCounter.make(extra: options.extra)
+{
+  for index in measurements.indices {
+    let name = measurements[index].name
+    // Custom cases measure a rate or memory, not a loop of operations.
+    guard allCases.first(where: { $0.name == name })?.custom == nil else { continue }
+    if !options.json { printError("counting instructions of \(name)…") }
+    measurements[index].instructionsPerOp = counter.perOperation(
+      of: name, nsPerOp: measurements[index].nsPerOp)
+  }
+  counter.cleanUp()
+}
+
 if options.json {
-  print(Report.json(measurements))
+  print(Report.json(measurements, counted: options.instructions))
 } else {
   print(Report.table(measurements))
 }
