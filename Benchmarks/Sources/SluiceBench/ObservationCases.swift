@@ -4,7 +4,7 @@ import Sluice
 enum ObservationCases {
   static let all: [BenchCase] = [
     BenchCase(name: "keypath.observers1000.one_changed") { keyPathPanel() },
-    BenchCase(name: "select.observers100.one_changed") { selectCells(observers: 100) },
+    BenchCase(name: "select.observers100.one_changed") { cells(observers: 100, selectors: true) },
     BenchCase(name: "bigstate.10k") { bigState(entries: 10_000, wholeObservers: 0) },
     BenchCase(name: "bigstate.100k") { bigState(entries: 100_000, wholeObservers: 0) },
   ]
@@ -13,10 +13,10 @@ enum ObservationCases {
   /// does to a large state.
   static let extra: [BenchCase] = [
     BenchCase(name: "extra.keypath.subscript_observers1000.one_changed") {
-      keyPathCells(observers: 1_000)
+      cells(observers: 1_000)
     },
-    BenchCase(name: "extra.keypath.observers10.one_changed") { keyPathCells(observers: 10) },
-    BenchCase(name: "extra.keypath.observers100.one_changed") { keyPathCells(observers: 100) },
+    BenchCase(name: "extra.keypath.observers10.one_changed") { cells(observers: 10) },
+    BenchCase(name: "extra.keypath.observers100.one_changed") { cells(observers: 100) },
     BenchCase(name: "extra.bigstate.10k.whole_observer1") {
       bigState(entries: 10_000, wholeObservers: 1)
     },
@@ -98,47 +98,23 @@ enum ObservationCases {
     }
   }
 
-  /// A state of `observers` distinct cells with one key-path observer per cell (`\.cells[i]`);
-  /// each action changes exactly one cell, rotating through them, so exactly one observer fires.
-  static func keyPathCells(observers: Int) -> (Int) -> Void {
+  /// A state of `observers` distinct cells with one observer per cell: a key path
+  /// (`\.cells[i]`), or with `selectors` a ``StateSelector`` (`.select { $0.cells[i] }`), the
+  /// same read without the key-path runtime. Each action changes exactly one cell, rotating
+  /// through them, so exactly one observer fires.
+  static func cells(observers: Int, selectors: Bool = false) -> (Int) -> Void {
     let store = Store(
       initialState: Grid(cells: Array(0..<observers)),
       reducer: Reducer<Grid>().on(BumpCell.self) { state, action in
         state.cells[action.index] &+= 1
       })
     let subscriptions = (0..<observers).map { index in
-      store.observe(\.cells[index], from: .nextChange) { change in consume(change.new) }
+      selectors
+        ? store.observe(.select { $0.cells[index] }, from: .nextChange) { consume($0.new) }
+        : store.observe(\.cells[index], from: .nextChange) { consume($0.new) }
     }
-    verifyFires("keypath.observers\(observers)", expectedFires: 2 * observers) {
-      for index in 0..<(2 * observers) { store.dispatch(BumpCell(index: index % observers)) }
-    }
-    return { iterations in
-      withExtendedLifetime(subscriptions) {
-        var index = 0
-        for _ in 0..<iterations {
-          store.dispatch(BumpCell(index: index))
-          index += 1
-          if index == observers { index = 0 }
-        }
-      }
-    }
-  }
-
-  /// `observers` observers each selecting one cell with `observe(.select { $0.cells[i] })`;
-  /// each action changes exactly one cell, rotating, so exactly one observer fires. The same
-  /// scenario as `extra.keypath.observers100.one_changed`, without the key-path runtime.
-  static func selectCells(observers: Int) -> (Int) -> Void {
-    let store = Store(
-      initialState: Grid(cells: Array(0..<observers)),
-      reducer: Reducer<Grid>().on(BumpCell.self) { state, action in
-        state.cells[action.index] &+= 1
-      })
-    let subscriptions = (0..<observers).map { index in
-      store.observe(.select { $0.cells[index] }, from: .nextChange) { change in
-        consume(change.new)
-      }
-    }
-    verifyFires("select.observers\(observers)", expectedFires: 2 * observers) {
+    let name = "\(selectors ? "select" : "keypath").observers\(observers)"
+    verifyFires(name, expectedFires: 2 * observers) {
       for index in 0..<(2 * observers) { store.dispatch(BumpCell(index: index % observers)) }
     }
     return { iterations in
