@@ -1,0 +1,129 @@
+// Notifying: after a step, the lane compares the observed values with the last ones and
+// calls the observers whose value changed, in registration order.
+extension StoreCore {
+
+  @inlinable
+  func notify() {
+    if let stepHookRef {
+      stepHookRef._withUnsafeGuaranteedRef { $0.body() }
+      // A store whose only "observer" is its persistence: nothing else to look at.
+      if registry.isEmpty { return }
+    }
+    // Everything reads the lane's own copy of the state in place: no copy per step (a large
+    // state would otherwise be copied for every action).
+    withUnsafePointer(to: &current) { state in
+      var wholeChanged = !registry.wholes.isEmpty
+      // `pendingOld` is set only when the state is comparable (`needsOld`); cleared only then,
+      // as writing `nil` over a large state costs as much as the state's size.
+      if needsOld {
+        if wholeChanged, let old = pendingOld { wholeChanged = !equals(old, state.pointee) }
+        pendingOld = nil
+      }
+      let raw = UnsafeRawPointer(state)
+      compare(&registry.wordSlots, in: state) { slot in
+        raw.loadUnaligned(fromByteOffset: slot.offset, as: UInt64.self)
+      }
+      compare(&registry.narrowSlots, in: state) { slot in
+        WordSlot<State>.read(raw, offset: slot.offset, width: slot.width)
+      }
+      for group in registry.groupRefs {
+        let changed = group._withUnsafeGuaranteedRef { $0.check($0, state) }
+        if changed { changedGroups.append(group.takeUnretainedValue()) }
+      }
+      let hasReactors = !registry.reactors.isEmpty
+      if changedGroups.isEmpty, !hasReactors {
+        if wholeChanged { fire(registry.wholes, with: state) }
+        return
+      }
+      let sources = changedGroups.count + (wholeChanged ? 1 : 0) + (hasReactors ? 1 : 0)
+      if sources == 1, let group = changedGroups.first {
+        // One path changed, and nothing else fires: its observers are in order already.
+        changedGroups.removeAll(keepingCapacity: true)
+        fire(group.members, with: state)
+        return
+      }
+      if wholeChanged { append(registry.wholes, to: &fired) }
+      if hasReactors { append(registry.reactors, to: &fired) }
+      for group in changedGroups { append(group.members, to: &fired) }
+      changedGroups.removeAll(keepingCapacity: true)
+      // Each source is in registration order already; merge them when there are several.
+      if sources > 1 { fired.sort { $0.order < $1.order } }
+      fire(fired, with: state)
+      // `fire` has released its reference, so this keeps the buffer without reallocating.
+      fired.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Compares the bytes `read` gets for each slot with those it saw last; a group whose bytes
+  /// differ computes its change (`old`, `new`) and joins ``changedGroups``. Skipped when there
+  /// are no slots: making the empty array's storage mutable would allocate.
+  @inlinable @inline(__always)
+  func compare(
+    _ slots: inout [WordSlot<State>], in state: UnsafePointer<State>,
+    read: (WordSlot<State>) -> UInt64
+  ) {
+    guard !slots.isEmpty else { return }
+    slots.withUnsafeMutableBufferPointer { slots in
+      for index in slots.indices {
+        let bytes = read(slots[index])
+        if bytes == slots[index].last { continue }
+        slots[index].last = bytes
+        slots[index].group._withUnsafeGuaranteedRef { group in
+          group.wordLast = bytes
+          _ = group.check(group, state)
+        }
+        changedGroups.append(slots[index].group.takeUnretainedValue())
+      }
+    }
+  }
+
+  /// Appends `observers` to `list` one by one: `append(contentsOf:)` would look up the metadata
+  /// of the generic collection it is given on every action.
+  @inlinable
+  func append(_ observers: [AnyObserver<State>], to list: inout [AnyObserver<State>]) {
+    for observer in observers { list.append(observer) }
+  }
+
+  /// Calls `observers` in order, skipping those that joined during this step and the dead
+  /// ones; sweeps afterwards when one was dead or got cancelled.
+  ///
+  /// `observers` keeps every observer alive for the whole loop (a sweep run by an observer's
+  /// body replaces the registry's arrays, not this one), so each is followed unretained.
+  @inlinable
+  func fire(_ observers: [AnyObserver<State>], with state: UnsafePointer<State>) {
+    var needsSweep = false
+    observers.withUnsafeBufferPointer { buffer in
+      for index in buffer.indices {
+        Unmanaged.passUnretained(buffer[index])._withUnsafeGuaranteedRef { observer in
+          guard observer.order < roundBoundary else { return }
+          // A whole-state observer without an owner: its gate alone says whether it is dead,
+          // before or during the call.
+          if let sink = observer.stateSink, observer.ownerGone == nil {
+            if !sink._withUnsafeGuaranteedRef({ $0.sendReportingLive(state.pointee) }) {
+              needsSweep = true
+            }
+            return
+          }
+          if observer.isDead {
+            needsSweep = true
+            return
+          }
+          if let sink = observer.stateSink {
+            sink._withUnsafeGuaranteedRef { $0.send(state.pointee) }
+          } else {
+            observer.fire(state)
+          }
+          if observer.gate.isCancelled { needsSweep = true }
+        }
+      }
+    }
+    if needsSweep { sweep() }
+  }
+
+  /// Removes cancelled observers (lane only).
+  @usableFromInline
+  func sweep() {
+    registry.sweep()
+    registryChanged()
+  }
+}
