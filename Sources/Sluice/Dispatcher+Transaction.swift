@@ -20,6 +20,9 @@ extension Dispatcher {
     _ body: @escaping @Sendable (Transaction) throws -> Void
   ) -> TransactionOutcome {
     let lane = self.lane
+    if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
+      return outcome
+    }
     return lane.performReturning(.change) { lane.runTransaction(label: label, body) } ?? .queued
   }
 
@@ -30,8 +33,11 @@ extension Dispatcher {
     _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,
     _ body: @escaping @Sendable (Transaction) throws -> Void
   ) async -> TransactionOutcome {
-    let outcome = Guarded<TransactionOutcome?>(nil)
     let lane = self.lane
+    if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
+      return outcome
+    }
+    let outcome = Guarded<TransactionOutcome?>(nil)
     await lane.performAsync(.change) {
       let result = lane.runTransaction(label: label, body)
       outcome.withLock { $0 = result }
@@ -48,26 +54,33 @@ extension Lane {
     let transaction = Transaction(label: label, lane: self)
     do {
       try body(transaction)
-    } catch TransactionError.aborted {
-      return .aborted
     } catch {
-      if case TransactionError.foreignStore = error {
-        reporter.report(
-          ReportedIssue(
-            kind: .foreignStoreInTransaction,
-            message: "the transaction '\(label)' touched a store on another dispatcher; it was "
-              + "abandoned.",
-            fileID: #fileID, line: #line))
-      }
-      return .failed(error)
+      transaction.close()
+      transaction.discard()
+      return outcome(ofFailed: label, error)
     }
-    let staged = transaction.order
-    if !staged.isEmpty {
-      let event = TransactionCommitted(label: label, storeCount: staged.count)
-      for store in staged { store.publish(event) }
-      for store in staged { store.finish(event) }
-    }
+    transaction.close()
+    transaction.commit()
     for action in transaction.dispatched { finishStep(after: action) }
     return .committed
+  }
+
+  /// The outcome of a transaction whose closure threw `error`, reported when it touched a store
+  /// of another dispatcher.
+  private func outcome(ofFailed label: String, _ error: any Error) -> TransactionOutcome {
+    switch error {
+    case TransactionError.aborted:
+      return .aborted
+    case TransactionError.foreignStore:
+      reporter.report(
+        ReportedIssue(
+          kind: .foreignStoreInTransaction,
+          message: "the transaction '\(label)' touched a store on another dispatcher; it was "
+            + "abandoned.",
+          fileID: #fileID, line: #line))
+      return .failed(error)
+    default:
+      return .failed(error)
+    }
   }
 }

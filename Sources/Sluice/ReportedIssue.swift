@@ -60,6 +60,11 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     /// ``Transaction/update(_:file:line:_:)`` was called for a store inside that store's own
     /// `update` body; the inner update did not run and the transaction was aborted.
     public static let reentrantUpdate = Kind("reentrantUpdate")
+    /// A ``Transaction`` was used after its closure returned, or from a thread other than the
+    /// one running its closure: an update or a dispatch did nothing (an update threw
+    /// ``TransactionError/aborted``), a read returned the store's current `state`.
+    public static let transactionUsedOutsideItsClosure = Kind(
+      "transactionUsedOutsideItsClosure")
   }
 
   /// What kind of issue this is.

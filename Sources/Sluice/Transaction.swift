@@ -18,14 +18,21 @@
 /// seeing the states before the transaction until it commits. Middleware and `onAction` taps
 /// see a committed transaction as one ``TransactionCommitted`` action.
 public final class Transaction: @unchecked Sendable {
-  // @unchecked Sendable: used only on the lane, inside the transaction's closure.
+  // @unchecked Sendable: every member is used only on the lane, inside the transaction's
+  // closure; `isUsable` turns away (and reports) any other use.
   /// The transaction's name, for middleware, taps and reports.
   public let label: String
-  let lane: Lane
-  private var staged: [ObjectIdentifier: any StagedStore] = [:]
-  private(set) var order: [any StagedStore] = []
+  @usableFromInline let lane: Lane
+  /// The first of the stores staged so far, which are linked through `nextStaged` in the order
+  /// they were first changed (lane only). Each core keeps its staged state itself
+  /// (`StoreCore.stagedWorking`), so staging allocates nothing.
+  @exclusivity(unchecked) private var firstStaged: AnyStoreCore?
+  @exclusivity(unchecked) private var lastStaged: AnyStoreCore?
+  @exclusivity(unchecked) private var stagedCount = 0
   /// The actions reduced, whose effects start when the transaction commits.
-  private(set) var dispatched: [any Action] = []
+  @exclusivity(unchecked) private(set) var dispatched: [any Action] = []
+  /// Whether the transaction's closure is running (lane only).
+  @usableFromInline @exclusivity(unchecked) var isOpen = true
 
   init(label: String, lane: Lane) {
     self.label = label
@@ -33,7 +40,7 @@ public final class Transaction: @unchecked Sendable {
   }
 
   /// The number of stores the transaction changed so far.
-  public var touchedStoreCount: Int { order.count }
+  public var touchedStoreCount: Int { stagedCount }
 
   /// Changes a store's staged state directly (Flask's mixers, `mix…with…react`).
   ///
@@ -44,42 +51,55 @@ public final class Transaction: @unchecked Sendable {
   ///   transaction;
   /// - another `update` is a misuse: it is reported as ``ReportedIssue/Kind/reentrantUpdate``,
   ///   does not run, and aborts the transaction (it throws ``TransactionError/aborted``);
-  /// - an action passed to ``dispatch(_:)`` is reduced into this store right after `body`
+  /// - an action passed to ``dispatch(_:file:line:)`` is reduced into this store right after `body`
   ///   returns (other stores reduce it at once).
+  ///
+  /// Called after the transaction's closure returned, or from another thread, `update` does
+  /// nothing: it is reported as ``ReportedIssue/Kind/transactionUsedOutsideItsClosure`` and
+  /// throws ``TransactionError/aborted``.
   ///
   /// - Throws: What `body` throws, ``TransactionError/foreignStore`` when the store is on
   ///   another dispatcher, or ``TransactionError/aborted`` for a re-entrant update; each aborts
   ///   the transaction.
+  @inlinable
   public func update<S>(
     _ store: Store<S>, file: StaticString = #fileID, line: UInt = #line,
     _ body: (inout S) throws -> Void
   ) throws {
-    guard store.core.lane === lane else { throw TransactionError.foreignStore }
-    let staged = stage(store.core)
-    guard !staged.isUpdating else {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .reentrantUpdate,
-          message: "tx.update(Store<\(S.self)>) was called inside an update of the same store; "
-            + "change the state the outer update receives instead. The transaction '\(label)' "
-            + "was aborted.",
-          fileID: "\(file)", line: line))
+    // Inlinable, so the staging and the call of `body` are specialized for `S`: generic code
+    // would look the metadata of `S?` and its relatives up at run time on every call.
+    let core = store.core
+    guard core.lane === lane else { throw TransactionError.foreignStore }
+    guard isUsable(file: file, line: line) else { throw TransactionError.aborted }
+    if !core.isStaged {
+      core.stagedWorking = core.current  // On the lane, the only writer of `current`.
+      enlist(core)
+    }
+    guard !core.isUpdatingStaged else {
+      reportReentrantUpdate(of: S.self, file: file, line: line)
       throw TransactionError.aborted
     }
-    try staged.update(body)
+    try core.updateStaged(body)
   }
 
   /// Reduces an action into the staged states of every store on the lane that handles it.
   ///
   /// Middleware and taps do not see the action itself; they see the committed transaction.
-  /// Its effects start when the transaction commits.
-  public func dispatch(_ action: some Action) {
+  /// Its effects start when the transaction commits. Called after the transaction's closure
+  /// returned, or from another thread, it does nothing and is reported as
+  /// ``ReportedIssue/Kind/transactionUsedOutsideItsClosure``.
+  public func dispatch(_ action: some Action, file: StaticString = #fileID, line: UInt = #line) {
+    guard isUsable(file: file, line: line) else { return }
     dispatched.append(action)
     for core in lane.routeCores(for: type(of: action)) {
       guard let slot = core.slot(for: ObjectIdentifier(type(of: action))) ?? core.catchAllSlot
       else { continue }
+      if !core.isStaged {
+        core.transactionOp(core, .stage, self)
+        enlist(core)
+      }
       // Into a store being updated, after its update's body returns.
-      core.stage(in: self).reduceOrDefer(action, slot: slot)
+      core.reduceInTransaction(action, slot: slot)
     }
   }
 
@@ -90,36 +110,26 @@ public final class Transaction: @unchecked Sendable {
   /// ``ReportedIssue/Kind/stateReadInsideUpdate`` and returns the store's state from before the
   /// transaction. A store on another dispatcher is not part of the transaction: its `state` is
   /// read (thread-safe, but it may change while the transaction runs) and the misuse is
-  /// reported as ``ReportedIssue/Kind/foreignStoreInTransaction``.
+  /// reported as ``ReportedIssue/Kind/foreignStoreInTransaction``. After the transaction's
+  /// closure returned, or from another thread, the store's `state` is read and the misuse is
+  /// reported as ``ReportedIssue/Kind/transactionUsedOutsideItsClosure``.
+  @inlinable
   public func state<S>(
     of store: Store<S>, file: StaticString = #fileID, line: UInt = #line
   ) -> S {
-    guard store.core.lane === lane, lane.isCurrentThreadDraining else {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .foreignStoreInTransaction,
-          message: "the transaction '\(label)' read Store<\(S.self)>, "
-            + (store.core.lane === lane
-              ? "outside the transaction's closure" : "a store on another dispatcher")
-            + "; its current state was read instead, which is not part of the transaction.",
-          fileID: "\(file)", line: line))
-      return store.core.state
+    let core = store.core
+    guard core.lane === lane else {
+      reportForeignRead(of: S.self, file: file, line: line)
+      return core.state
     }
-    guard let staged = staged[ObjectIdentifier(store.core)] as? Staged<S> else {
-      // On the lane, which is the only writer of `current`: no lock needed.
-      return store.core.current
+    guard isUsable(file: file, line: line) else { return core.state }
+    // On the lane, which is the only writer of `current`: no lock needed.
+    guard core.isStaged else { return core.current }
+    guard !core.isUpdatingStaged, let working = core.stagedWorking else {
+      reportReadInsideUpdate(of: S.self, file: file, line: line)
+      return core.current
     }
-    guard !staged.isUpdating else {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .stateReadInsideUpdate,
-          message: "tx.state(of: Store<\(S.self)>) was read inside an update of the same store; "
-            + "use the state the update receives. The state before the transaction '\(label)' "
-            + "was returned instead.",
-          fileID: "\(file)", line: line))
-      return staged.before
-    }
-    return staged.working
+    return working
   }
 
   /// Abandons the transaction: every store keeps its state from before it, and nothing is
@@ -130,13 +140,101 @@ public final class Transaction: @unchecked Sendable {
     throw TransactionError.aborted
   }
 
-  /// The staged copy of `core`, made on first use.
-  func stage<S>(_ core: StoreCore<S>) -> Staged<S> {
-    if let existing = staged[ObjectIdentifier(core)] as? Staged<S> { return existing }
-    let new = Staged(core: core)
-    staged[ObjectIdentifier(core)] = new
-    order.append(new)
-    return new
+  // MARK: - Internals, kept out of the inlined code
+
+  /// Whether the transaction may be used now: its closure is running, on this thread, which
+  /// holds the lane. Reports the misuse otherwise.
+  @usableFromInline
+  func isUsable(file: StaticString, line: UInt) -> Bool {
+    if isOpen, lane.isCurrentThreadDraining { return true }
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .transactionUsedOutsideItsClosure,
+        message: "the transaction '\(label)' was used "
+          + (isOpen ? "from another thread" : "after its closure returned")
+          + "; the call did nothing (a read returned the store's current state).",
+        fileID: "\(file)", line: line))
+    return false
+  }
+
+  /// Adds a store whose staged state was just made to the transaction.
+  @usableFromInline
+  func enlist(_ core: AnyStoreCore) {
+    core.isStaged = true
+    if let lastStaged { lastStaged.nextStaged = core } else { firstStaged = core }
+    lastStaged = core
+    stagedCount &+= 1
+  }
+
+  @usableFromInline
+  func reportReentrantUpdate(of type: Any.Type, file: StaticString, line: UInt) {
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .reentrantUpdate,
+        message: "tx.update(Store<\(type)>) was called inside an update of the same store; "
+          + "change the state the outer update receives instead. The transaction '\(label)' "
+          + "was aborted.",
+        fileID: "\(file)", line: line))
+  }
+
+  @usableFromInline
+  func reportReadInsideUpdate(of type: Any.Type, file: StaticString, line: UInt) {
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .stateReadInsideUpdate,
+        message: "tx.state(of: Store<\(type)>) was read inside an update of the same store; "
+          + "use the state the update receives. The state before the transaction '\(label)' "
+          + "was returned instead.",
+        fileID: "\(file)", line: line))
+  }
+
+  @usableFromInline
+  func reportForeignRead(of type: Any.Type, file: StaticString, line: UInt) {
+    lane.reporter.report(
+      ReportedIssue(
+        kind: .foreignStoreInTransaction,
+        message: "the transaction '\(label)' read Store<\(type)>, a store on another "
+          + "dispatcher; its current state was read instead, which is not part of the "
+          + "transaction.",
+        fileID: "\(file)", line: line))
+  }
+
+  /// Ends the transaction's closure: from now on every use is a reported misuse.
+  func close() {
+    isOpen = false
+  }
+
+  /// What middleware and taps see for this transaction once it committed.
+  @usableFromInline var committedEvent: TransactionCommitted {
+    TransactionCommitted(label: label, storeCount: stagedCount)
+  }
+
+  /// Publishes every staged state, then notifies (lane only, after the closure returned).
+  func commit() {
+    var next = firstStaged
+    while let core = next {
+      core.transactionOp(core, .publish, self)
+      next = core.nextStaged
+    }
+    forEachUnlinking { core in core.transactionOp(core, .finish, self) }
+  }
+
+  /// Drops every staged state: the stores keep theirs and nothing is notified.
+  func discard() {
+    forEachUnlinking { core in core.transactionOp(core, .discard, self) }
+  }
+
+  /// Calls `body` for each staged store in order, unlinking them: the transaction ends with
+  /// no store referring to another.
+  private func forEachUnlinking(_ body: (AnyStoreCore) -> Void) {
+    var next = firstStaged
+    firstStaged = nil
+    lastStaged = nil
+    while let core = next {
+      next = core.nextStaged
+      core.nextStaged = nil
+      body(core)
+    }
   }
 }
 
@@ -169,68 +267,15 @@ public struct TransactionCommitted: Action {
   public let storeCount: Int
 }
 
-/// A store's state staged in a transaction.
-protocol StagedStore: AnyObject {
-  /// Whether an `update` body holds the staged state as its `inout` parameter right now.
-  var isUpdating: Bool { get }
-  /// Actions dispatched while `isUpdating`, reduced when the update's body returns.
-  var deferred: [(action: any Action, slot: Int)] { get set }
-  /// Reduces `action` into the staged state with the handlers of `slot`.
-  func reduce(_ action: any Action, slot: Int)
-  /// Runs taps and `before` middleware, then publishes the staged state.
-  func publish(_ event: TransactionCommitted)
-  /// Runs `after` middleware and notifies observers.
-  func finish(_ event: TransactionCommitted)
-}
-
-extension StagedStore {
-  /// Reduces `action` into the staged state, or after the current update when there is one.
-  func reduceOrDefer(_ action: any Action, slot: Int) {
-    if isUpdating {
-      deferred.append((action, slot))
-    } else {
-      reduce(action, slot: slot)
-    }
-  }
-}
-
-final class Staged<State: Sendable>: StagedStore, @unchecked Sendable {
-  // @unchecked Sendable: used only on the lane.
-  let core: StoreCore<State>
-  var isUpdating = false
-  var deferred: [(action: any Action, slot: Int)] = []
-  let before: State
-  var working: State
-
-  init(core: StoreCore<State>) {
-    self.core = core
-    before = core.current
-    working = before
-  }
-
-  /// Runs `body` on the staged state, then the actions dispatched meanwhile. While it runs,
-  /// `isUpdating` keeps everything else away from `working`, whose exclusive access `body`
-  /// holds.
-  func update(_ body: (inout State) throws -> Void) rethrows {
-    isUpdating = true
-    defer {
-      isUpdating = false
-      let pending = deferred
-      deferred.removeAll()
-      for entry in pending { reduce(entry.action, slot: entry.slot) }
-    }
-    try body(&working)
-  }
-
-  func reduce(_ action: any Action, slot: Int) {
-    core.table.run(slot: slot, state: &working, action: action)
-  }
-
-  func publish(_ event: TransactionCommitted) {
-    core.publish(working, before: before, event: event)
-  }
-
-  func finish(_ event: TransactionCommitted) {
-    core.finishPublish(before: before, event: event)
-  }
+/// What a transaction asks of one store's core; see `AnyStoreCore.transactionOp` (lane only).
+@usableFromInline
+enum TransactionStep {
+  /// Copy the current state into the staged state.
+  case stage
+  /// Run taps and `before` middleware, then publish the staged state.
+  case publish
+  /// Run `after` middleware and notify the observers.
+  case finish
+  /// Drop the staged state.
+  case discard
 }

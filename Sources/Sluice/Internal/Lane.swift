@@ -183,6 +183,16 @@ final class Lane: @unchecked Sendable {
     submit(Work(kind: .work(work)), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
   }
 
+  /// Runs `body` at once when the lane is free and takes it (the shortcut, as a synchronous
+  /// dispatch does), and returns its result; returns `nil`, running nothing, when the lane is
+  /// held, paused or has work queued. Unlike ``performReturning(_:_:)`` it allocates nothing.
+  func performNow<T>(_ body: () -> T) -> T? {
+    guard storage.tryShortcut() else { return nil }
+    var result: T?
+    runShortcut { result = body() }
+    return result
+  }
+
   /// Runs `body` on the lane like ``perform(_:_:)`` and returns its result, or `nil` when the
   /// work was queued instead of run (the caller holds another lane and this one is busy, or the
   /// lane is paused and `kind` is `.change`).

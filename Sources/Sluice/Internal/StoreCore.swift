@@ -32,6 +32,20 @@ class AnyStoreCore: @unchecked Sendable {
   @usableFromInline let reduceOp: (AnyStoreCore, ActionPayload, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
   @usableFromInline let notifyOp: (AnyStoreCore) -> Void
+  /// Does what a transaction asks of the store: stage, reduce into, publish, finish or drop its
+  /// staged state (lane only; see ``Transaction``).
+  @usableFromInline let transactionOp: (AnyStoreCore, TransactionStep, Transaction) -> Void
+  /// Whether the running transaction staged this store (lane only).
+  @usableFromInline @exclusivity(unchecked) var isStaged = false
+  /// The store staged after this one in the running transaction (lane only).
+  @exclusivity(unchecked) var nextStaged: AnyStoreCore?
+  /// Whether a transaction's `update` body holds the staged state as its `inout` parameter
+  /// (lane only).
+  @usableFromInline @exclusivity(unchecked) var isUpdatingStaged = false
+  /// Actions a transaction dispatched while `isUpdatingStaged`, reduced when the update's body
+  /// returns (lane only).
+  @usableFromInline @exclusivity(unchecked)
+  var deferredInTransaction: [(action: any Action, slot: Int)] = []
   /// The tag of the thread running one of the store's reducers (``ReducerContext/threadTag``),
   /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
   /// running reducer from a reader's short hold of the lock.
@@ -43,13 +57,29 @@ class AnyStoreCore: @unchecked Sendable {
   init(
     lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool,
     reduce: @escaping (AnyStoreCore, ActionPayload, Int) -> Bool,
-    notify: @escaping (AnyStoreCore) -> Void
+    notify: @escaping (AnyStoreCore) -> Void,
+    transact: @escaping (AnyStoreCore, TransactionStep, Transaction) -> Void
   ) {
     self.lane = lane
     self.handledTypes = handledTypes
     self.hasCatchAll = hasCatchAll
     reduceOp = reduce
     notifyOp = notify
+    transactionOp = transact
+  }
+
+  /// Reduces the actions a transaction dispatched while an update's body ran (lane only).
+  @usableFromInline
+  func reduceDeferredInTransaction() {
+    let pending = deferredInTransaction
+    deferredInTransaction.removeAll()
+    for entry in pending { reduceInTransaction(entry.action, slot: entry.slot) }
+  }
+
+  /// Reduces a transaction's action into the staged state, or after the running update's body
+  /// (lane only; the store is staged).
+  func reduceInTransaction(_ action: any Action, slot: Int) {
+    preconditionFailure("internal inconsistency: AnyStoreCore.reduceInTransaction is abstract")
   }
 
   var receivesEveryAction: Bool { hasCatchAll || extras.load(ordering: .relaxed) > 0 }
@@ -66,11 +96,6 @@ class AnyStoreCore: @unchecked Sendable {
   /// The slot of the catch-all handlers, when the store has any.
   var catchAllSlot: Int? {
     preconditionFailure("internal inconsistency: AnyStoreCore.catchAllSlot is abstract")
-  }
-
-  /// The staged copy of this store in `transaction`, made on first use (lane only).
-  func stage(in transaction: Transaction) -> any StagedStore {
-    preconditionFailure("internal inconsistency: AnyStoreCore.stage is abstract")
   }
 
   /// A copy of the state to compare with later, or `nil` when the state is not `Equatable`.
@@ -131,6 +156,12 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// state compare it with the state after.
   @usableFromInline @exclusivity(unchecked) var needsOld = false
   @usableFromInline @exclusivity(unchecked) var pendingOld: State?
+  /// The running transaction's staged state, while `isStaged` (lane only); taken out while an
+  /// update's body holds it.
+  @usableFromInline @exclusivity(unchecked) var stagedWorking: State?
+  /// The state before the running transaction, kept from its publishing to its finishing for
+  /// `after` middleware and recorders only (lane only).
+  @usableFromInline @exclusivity(unchecked) var stagedBefore: State?
   /// Observers registered at or after this rank joined during the current step; they got the
   /// current value on registration and are not called again for this step.
   @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
@@ -178,7 +209,10 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       reduce: { core, payload, slot in
         unsafeDowncast(core, to: StoreCore<State>.self).reduce(payload, slot: slot)
       },
-      notify: { core in unsafeDowncast(core, to: StoreCore<State>.self).notify() })
+      notify: { core in unsafeDowncast(core, to: StoreCore<State>.self).notify() },
+      transact: { core, step, transaction in
+        unsafeDowncast(core, to: StoreCore<State>.self).transact(step, in: transaction)
+      })
   }
 
   override func slot(for type: ObjectIdentifier) -> Int? { table.slot(for: type) }
@@ -247,6 +281,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   /// Replaces `current` with `new` (and publishes it, when the store is mirrored) under `lock`;
   /// the replaced values are released after unlocking (lane only).
+  @inlinable
   func setCurrent(_ new: State) {
     var replaced = new
     lock.lock()
@@ -334,29 +369,14 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   override var catchAllSlot: Int? { table.hasCatchAll ? -1 : nil }
 
-  override func stage(in transaction: Transaction) -> any StagedStore { transaction.stage(self) }
-
-  /// Publishes a committed transaction's state: taps and `before` middleware first (lane only).
-  func publish(_ new: State, before: State, event: TransactionCommitted) {
-    if extras.load(ordering: .relaxed) > 0 {
-      for tap in taps where !tap.gate.isCancelled {
-        tap.send(ActionEvent(action: event, stateBefore: before))
-      }
-      for entry in middleware { entry.middleware.before?(event, before) }
+  override func reduceInTransaction(_ action: any Action, slot: Int) {
+    guard !isUpdatingStaged else {
+      deferredInTransaction.append((action, slot))
+      return
     }
-    roundBoundary = registry.nextOrderPeek
-    if needsOld { pendingOld = before }
-    setCurrent(new)
-  }
-
-  /// After every store of a transaction was published: `after` middleware, then observers.
-  func finishPublish(before: State, event: TransactionCommitted) {
-    if !middleware.isEmpty {
-      let after = current
-      for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
-    }
-    record(event, before: before, reduced: true)
-    if hasObservers { notify() }
+    var working = stagedWorking.take() ?? current
+    table.run(slot: slot, state: &working, action: action)
+    stagedWorking = working
   }
 
   override func snapshot() -> Any? { isEqual == nil ? nil : current }
