@@ -59,8 +59,8 @@ extension Dispatcher {
     lane.pause(lock)
     if let timeout { lock.arm(timeout: timeout, file: file, line: line) }
     lane.submit(
-      Lane.Work(kind: .action(action), lock: lock), mode: .sync, bypass: true, file: file,
-      line: line)
+      QueuedWork(Lane.Work(kind: .action(action), lock: lock)), mode: .sync, bypass: true,
+      file: file, line: line)
     return lock
   }
 

@@ -62,8 +62,12 @@ public final class Dispatcher: Sendable {
   ///   - reentrancy: What to do with actions dispatched from inside the lane.
   ///   - maxChainDepth: How many actions may follow one another, each dispatched while the
   ///     previous was processed, before the chain is reported as runaway and stopped.
-  ///   - maxQueueDepth: When set, ``send(_:)`` waits while this many items are queued
-  ///     (back-pressure). Synchronous and asynchronous `dispatch` never wait for room.
+  ///   - maxQueueDepth: When set, bounds the queue (back-pressure) without ever dropping an
+  ///     action: ``send(_:)`` suspends until there is room; an asynchronous
+  ///     ``dispatch(_:mode:file:line:)`` from outside the lane that finds the queue full waits
+  ///     until its action ran, as a synchronous one does. Where waiting could deadlock (on the lane, from a thread holding
+  ///     another lane, or while a lock holds the lane) the action is queued past the bound and
+  ///     ``ReportedIssue/Kind/queueBoundExceeded`` is reported.
   ///   - reporter: Receives the issues this dispatcher and its stores report;
   ///     ``IssueReporter/default`` when `nil`.
   public convenience init(
@@ -97,7 +101,8 @@ public final class Dispatcher: Sendable {
   /// The action being processed is not counted; an idle lane has depth 0.
   public var queueDepth: Int { lane.queueDepth }
 
-  /// The bound on ``queueDepth`` that makes ``send(_:)`` wait, if any.
+  /// The bound on ``queueDepth`` that makes ``send(_:)`` and a full queue's asynchronous
+  /// dispatches wait, if any.
   public var maxQueueDepth: Int? { lane.configuration.maxQueueDepth }
 
   /// Dispatches an action to every store on this lane.
@@ -111,8 +116,9 @@ public final class Dispatcher: Sendable {
   ///   - line: The line such an issue is reported at; the caller's by default.
   /// - Complexity: With no observer and nothing queued, one atomic claim, one lock around the
   ///   reducer and one table look-up per store that handles the action; no allocation, whatever
-  ///   the action's size (the action reaches its handler by reference). A queued action is
-  ///   boxed into an `any Action` (an allocation when it is larger than three words).
+  ///   the action's size (the action reaches its handler by reference). A queued action takes
+  ///   four words of the lane's queue; it is packed into them, with no allocation, when it is
+  ///   trivial and at most 8 bytes, and boxed with its type (one allocation) otherwise.
   @inlinable
   public func dispatch<A: Action>(
     _ action: A, mode: DispatchMode = .sync,

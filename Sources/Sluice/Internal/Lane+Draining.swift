@@ -113,10 +113,19 @@ extension Lane {
   }
 
   private func run(_ item: Item) {
-    let work = item.payload
+    currentRoot = item.root
+    item.payload.run(on: self)
+    currentDepth = 0
+    currentChain = nil
+    currentActionType = nil
+    currentRoot = 0
+  }
+
+  /// Runs a boxed item's content: an action with its chain or lock, or lane work (drainer
+  /// only, from ``QueuedLaneWork``).
+  func run(_ work: Work) {
     currentDepth = work.depth
     currentChain = work.chain
-    currentRoot = item.root
     switch work.kind {
     case .action(let action):
       if let lock = work.lock {
@@ -126,9 +135,5 @@ extension Lane {
       }
     case .work(let body): body()
     }
-    currentDepth = 0
-    currentChain = nil
-    currentActionType = nil
-    currentRoot = 0
   }
 }

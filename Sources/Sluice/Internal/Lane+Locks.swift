@@ -21,7 +21,7 @@ extension Lane {
     carryOut(
       storage.withMachine { machine in
         storage.forgetLocked(id)
-        return machine.release(id, caller: caller, barrier: Work(kind: .work {}))
+        return machine.release(id, caller: caller, barrier: QueuedWork(Work(kind: .work {})))
       })
   }
 

@@ -1,16 +1,55 @@
 extension Lane {
   /// Queues an item, from the lane itself or from outside, and does what the machine says.
+  ///
+  /// The bound (`maxQueueDepth`), when the dispatcher has one, holds for asynchronous
+  /// dispatches too, and no action is ever dropped for it:
+  /// - from outside the lane, a full queue makes an asynchronous dispatch wait until its action
+  ///   ran, as a synchronous one does: the caller drains the lane itself when it is free, or
+  ///   waits for the thread that holds it;
+  /// - where waiting could deadlock (on the lane itself, from a thread that holds another
+  ///   lane, or while a lock holds this one), the action is queued past the bound and the
+  ///   overflow is reported (``ReportedIssue/Kind/queueBoundExceeded``, once until the queue is
+  ///   back under the bound).
+  @usableFromInline
   func submit(
-    _ work: Work, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
+    _ work: QueuedWork, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
   ) {
     if isCurrentThreadDraining {
-      return enqueueFromInside(work, bypass: bypass, file: file, line: line)
+      return enqueueFromInside(work.work, bypass: bypass, file: file, line: line)
     }
     // A thread that holds another lane must not wait for this one: the holder of this lane
     // could be waiting for that one.
-    let completion: Machine.Completion =
-      mode == .async ? .none : ThreadContext.drainDepth == 0 ? .block : .noBlock
-    carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: completion) })
+    let waiting: Machine.Completion = ThreadContext.drainDepth == 0 ? .block : .noBlock
+    guard mode == .async else {
+      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waiting) })
+    }
+    guard configuration.maxQueueDepth != nil, !bypass else {
+      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: .none) })
+    }
+    let (next, overflow) = storage.withMachine { machine -> (Machine.SubmitAction, Int?) in
+      let completion: Machine.Completion = machine.hasRoom ? .none : waiting
+      let next = machine.submit(work, bypass: false, completion: completion)
+      // A caller that drains or waits makes room before it returns; one that does not has
+      // queued its action past the bound.
+      switch next {
+      case .drain, .wait: return (next, nil)
+      case .none, .scheduleWorker: return (next, machine.takeOverflow())
+      }
+    }
+    carryOut(next)
+    if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
+  }
+
+  /// Reports that the main queue grew past `maxQueueDepth`.
+  func reportOverflow(depth: Int, file: StaticString, line: UInt) {
+    reporter.report(
+      ReportedIssue(
+        kind: .queueBoundExceeded,
+        message: "the queue of '\(configuration.label)' holds \(depth) items, past its "
+          + "maxQueueDepth (\(configuration.maxQueueDepth ?? 0)): actions were dispatched from "
+          + "the lane itself, from a thread holding another lane, or while a lock held the lane, "
+          + "where waiting for room could deadlock. None was dropped.",
+        fileID: "\(file)", line: line))
   }
 
   /// Queues an item dispatched by code running on the lane (a reducer, middleware, observer or
@@ -48,10 +87,12 @@ extension Lane {
       work.depth = currentDepth
       work.chain = currentChain
     }
-    storage.withMachine { machine in
+    let overflow = storage.withMachine { machine in
       if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
-      machine.submitInside(work, bypass: toBypass, current: currentRoot)
+      machine.submitInside(QueuedWork(work), bypass: toBypass, current: currentRoot)
+      return machine.takeOverflow()
     }
+    if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
   }
 
   /// Waits until the main queue is below the bound (``send(_:)`` with a `maxQueueDepth`).

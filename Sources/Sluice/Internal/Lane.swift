@@ -125,6 +125,10 @@ final class Lane: @unchecked Sendable {
   /// shortcut never boxes it.
   @inlinable @inline(__always)
   func dispatch<A: Action>(_ action: A, mode: DispatchMode, file: StaticString, line: UInt) {
+    if mode == .async {
+      // Queued in the item itself: packed when the action is small (see ``QueuedWork``).
+      return submit(QueuedWork(action), mode: .async, bypass: false, file: file, line: line)
+    }
     ActionPayload.with(action) { dispatch($0, mode: mode, file: file, line: line) }
   }
 
@@ -143,7 +147,7 @@ final class Lane: @unchecked Sendable {
   private func submit(
     _ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt
   ) {
-    submit(Work(kind: .action(payload.boxed())), mode: mode, bypass: false, file: file, line: line)
+    submit(QueuedWork(payload), mode: mode, bypass: false, file: file, line: line)
   }
 
   func send(_ action: any Action) async {
@@ -161,7 +165,8 @@ final class Lane: @unchecked Sendable {
       }
       carryOut(
         storage.withMachine {
-          $0.submit(Work(kind: .action(action)), bypass: false, completion: .resume(continuation))
+          $0.submit(
+            QueuedWork(boxed: action), bypass: false, completion: .resume(continuation))
         })
     }
   }
@@ -180,7 +185,9 @@ final class Lane: @unchecked Sendable {
   func perform(_ kind: WorkKind = .query, _ work: @escaping @Sendable () -> Void) {
     if isCurrentThreadDraining, kind == .query { return work() }
     if storage.tryShortcut() { return runShortcut(work) }
-    submit(Work(kind: .work(work)), mode: .sync, bypass: kind == .query, file: #fileID, line: #line)
+    submit(
+      QueuedWork(Work(kind: .work(work))), mode: .sync, bypass: kind == .query, file: #fileID,
+      line: #line)
   }
 
   /// Runs `body` at once when the lane is free and takes it (the shortcut, as a synchronous
@@ -210,7 +217,8 @@ final class Lane: @unchecked Sendable {
   /// Queues lane housekeeping (sweeps) to run after the current item; never waits, and is not
   /// held by locks.
   func performLater(_ work: @escaping @Sendable () -> Void) {
-    submit(Work(kind: .work(work)), mode: .async, bypass: true, file: #fileID, line: #line)
+    submit(
+      QueuedWork(Work(kind: .work(work))), mode: .async, bypass: true, file: #fileID, line: #line)
   }
 
   /// Runs `work` on the lane and resumes once it ran; never blocks a thread.
@@ -221,7 +229,8 @@ final class Lane: @unchecked Sendable {
       carryOut(
         storage.withMachine {
           $0.submit(
-            Work(kind: .work(work)), bypass: kind == .query, completion: .resume(continuation))
+            QueuedWork(Work(kind: .work(work))), bypass: kind == .query,
+            completion: .resume(continuation))
         })
     }
   }

@@ -25,12 +25,31 @@
 struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   typealias Seq = UInt64
 
+  /// A queued item: its payload and two words (the lane's queue holds a million actions in
+  /// 32 MB with its two-word payload).
   struct Item {
     var payload: Payload
     var seq: Seq
+    /// The root (low 63 bits: sequence numbers never get near 2^63) and the bypass flag (top
+    /// bit).
+    private var rootAndBypass: Seq
+
+    private static var bypassBit: Seq { 1 << 63 }
+
+    init(payload: Payload, seq: Seq, root: Seq, bypass: Bool) {
+      self.payload = payload
+      self.seq = seq
+      rootAndBypass = root | (bypass ? Self.bypassBit : 0)
+    }
+
     /// The root whose chain the item belongs to; 0 for none.
-    var root: Seq
-    var bypass: Bool
+    var root: Seq {
+      get { rootAndBypass & ~Self.bypassBit }
+      set { rootAndBypass = newValue | (rootAndBypass & Self.bypassBit) }
+    }
+
+    /// Whether the item is lane work that runs even while the lane is paused.
+    var bypass: Bool { rootAndBypass & Self.bypassBit != 0 }
   }
 
   /// Who waits for a root's chain.
@@ -118,13 +137,15 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     }
   }
 
-  private(set) var main = RingBuffer<Item>()
-  private(set) var bypass = RingBuffer<Item>()
+  private(set) var main = ChunkedQueue<Item>()
+  private(set) var bypass = ChunkedQueue<Item>()
   private(set) var locks: Set<LockID> = []
   private(set) var roots: [Seq: Root] = [:]
   private(set) var outcomes: [Seq: Outcome] = [:]
   private(set) var drainer = Drainer.none
   private(set) var capacityWaiters: [Resumer] = []
+  /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
+  private var overflowReported = false
   private(set) var nextSeq: Seq = 1
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
@@ -284,8 +305,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     let seq = takeSeq()
     let owner = root != 0 && roots[root] != nil ? root : 0
     if owner != 0 {
-      roots[owner]?.outstanding += 1
-      if !toBypass { roots[owner]?.inMain += 1 }
+      adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1)
     }
     enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
   }
@@ -343,7 +363,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       return (wake, .run(item))
     }
     if locks.isEmpty, let item = main.popFirst() {
-      if item.root != 0 { roots[item.root]?.inMain -= 1 }
+      if item.root != 0 { adjust(item.root, inMain: -1) }
       wakeCapacityWaiters(into: &wake)
       return (wake, .run(item))
     }
@@ -359,8 +379,19 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
 
   // MARK: - Back-pressure
 
+  /// The depth of the main queue when it is past the bound and that was not reported yet since
+  /// it last was within the bound; `nil` otherwise. The caller reports it.
+  mutating func takeOverflow() -> Int? {
+    guard let bound = maxQueueDepth, main.count > bound, !overflowReported else { return nil }
+    overflowReported = true
+    return main.count
+  }
+
   /// After an item left the main queue: the senders waiting for room go on when there is some.
   private mutating func wakeCapacityWaiters(into wake: inout Wake) {
+    if overflowReported, let bound = maxQueueDepth, main.count <= bound {
+      overflowReported = false
+    }
     guard let bound = maxQueueDepth, main.count < bound, !capacityWaiters.isEmpty else { return }
     wake.resumers.append(contentsOf: capacityWaiters)
     capacityWaiters.removeAll()
@@ -374,6 +405,16 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   }
 
   // MARK: - Helpers
+
+  /// Adds to the counts of `root`'s chain, if it is open. A read and a write, not
+  /// `roots[root]?.inMain -= 1`: the dictionary's modify accessor allocates its coroutine frame
+  /// on every call.
+  private mutating func adjust(_ root: Seq, outstanding: Int = 0, inMain: Int = 0) {
+    guard var progress = roots[root] else { return }
+    progress.outstanding += outstanding
+    progress.inMain += inMain
+    roots[root] = progress
+  }
 
   private mutating func takeSeq() -> Seq {
     defer { nextSeq &+= 1 }
@@ -457,7 +498,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       _ = bypass.popFirst()
     } else {
       _ = main.popFirst()
-      roots[item.root]?.inMain -= 1
+      adjust(item.root, inMain: -1)
       wakeCapacityWaiters(into: &wake)
     }
     return item

@@ -22,7 +22,7 @@ final class LaneStorage: @unchecked Sendable {
   // `lock`;
   // `word` is atomic.
   typealias Machine = LaneStateMachine<
-    Lane.Work, CheckedContinuation<Void, Never>, ObjectIdentifier
+    QueuedWork, CheckedContinuation<Void, Never>, ObjectIdentifier
   >
 
   static let held = 1

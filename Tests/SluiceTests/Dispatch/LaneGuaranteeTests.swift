@@ -164,7 +164,7 @@ import Testing
     #expect(store.state.total == 20_000)
     let shrunk = lane.storage.peek { $0.main.capacity }
     #expect(grown >= 20_000)
-    #expect(shrunk <= RingBuffer<Int>.minimumCapacity)
+    #expect(shrunk <= ChunkedQueue<Int>.minimumCapacity)
   }
 
   // Defect 6: a store made without a dispatcher frees its lane, and everything its state holds,

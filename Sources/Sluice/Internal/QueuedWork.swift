@@ -1,0 +1,137 @@
+/// What the lane's queue holds for one item: two words.
+///
+/// An action dispatched with `mode: .async` from outside the lane, whose type is trivial and at
+/// most 8 bytes (most actions without a payload or with a number), is *packed*: its bits, and
+/// its type as the metadata of ``PackedAction``, whose class methods run it. Queueing it
+/// allocates nothing, and running it does not box it into an `any Action`. Every other item is
+/// *boxed*: a typed box for other actions (``QueuedAction``), or a box of ``Lane/Work`` for lane
+/// work and for items dispatched from the lane, which carry their chain.
+@usableFromInline
+enum QueuedWork {
+  case packed(PackedActionKind.Type, UInt64)
+  case boxed(QueuedBox)
+
+  /// Queues `action`, dispatched from outside the lane; inlinable, so the choice between packed
+  /// and boxed is made at compile time for `A`.
+  @inlinable
+  init<A: Action>(_ action: A) {
+    if _isPOD(A.self), MemoryLayout<A>.size <= 8, MemoryLayout<A>.alignment <= 8 {
+      var bits: UInt64 = 0
+      withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: action, as: A.self) }
+      self = .packed(PackedAction<A>.self, bits)
+    } else {
+      self = .boxed(QueuedAction(action))
+    }
+  }
+
+  /// Queues lane work, or an action with its chain.
+  init(_ work: Lane.Work) {
+    self = .boxed(QueuedLaneWork(work))
+  }
+
+  /// Queues the action `payload` points at (opened once: not for the hot path).
+  init(_ payload: ActionPayload) {
+    func make<A: Action>(_: A.Type) -> QueuedWork {
+      QueuedWork(payload.pointer.assumingMemoryBound(to: A.self).pointee)
+    }
+    self = make(payload.type)
+  }
+
+  /// Queues a boxed action (opened once: not for the hot path).
+  init(boxed action: any Action) {
+    func make<A: Action>(_ action: A) -> QueuedWork { QueuedWork(action) }
+    self = make(action)
+  }
+
+  /// The item as ``Lane/Work``, for the paths that need its action as an `any Action`.
+  var work: Lane.Work {
+    switch self {
+    case .packed(let kind, let bits): Lane.Work(kind: .action(kind.action(from: bits)))
+    case .boxed(let box): box.work
+    }
+  }
+
+  /// Runs the item on the lane (drainer only).
+  func run(on lane: Lane) {
+    switch self {
+    case .packed(let kind, let bits): kind.process(bits, on: lane)
+    case .boxed(let box): box.run(on: lane)
+    }
+  }
+}
+
+/// The type of a packed action (see ``QueuedWork``); its subclass ``PackedAction`` knows it.
+@usableFromInline
+class PackedActionKind {
+  /// Processes the action whose bits are `bits` (drainer only).
+  class func process(_ bits: UInt64, on lane: Lane) {
+    preconditionFailure("internal inconsistency: PackedActionKind.process is abstract")
+  }
+
+  /// The action whose bits are `bits`, as an `any Action`.
+  class func action(from bits: UInt64) -> any Action {
+    preconditionFailure("internal inconsistency: PackedActionKind.action is abstract")
+  }
+}
+
+/// A packed action of type `A`: trivial and at most 8 bytes, so its bits are its value.
+@usableFromInline
+final class PackedAction<A: Action>: PackedActionKind {
+  override class func process(_ bits: UInt64, on lane: Lane) {
+    let action = withUnsafeBytes(of: bits) { $0.load(as: A.self) }
+    ActionPayload.with(action) { lane.process($0) }
+  }
+
+  override class func action(from bits: UInt64) -> any Action {
+    withUnsafeBytes(of: bits) { $0.load(as: A.self) }
+  }
+}
+
+/// A boxed queue item (see ``QueuedWork``).
+@usableFromInline
+class QueuedBox {
+  @usableFromInline init() {}
+
+  /// The item as ``Lane/Work``.
+  var work: Lane.Work {
+    preconditionFailure("internal inconsistency: QueuedBox.work is abstract")
+  }
+
+  /// Runs the item on the lane (drainer only).
+  func run(on lane: Lane) {
+    preconditionFailure("internal inconsistency: QueuedBox.run is abstract")
+  }
+}
+
+/// An action dispatched from outside the lane that is not packed: boxed with its own type, so
+/// running it needs no `any Action`.
+@usableFromInline
+final class QueuedAction<A: Action>: QueuedBox {
+  @usableFromInline let action: A
+
+  @inlinable
+  init(_ action: A) {
+    self.action = action
+  }
+
+  override var work: Lane.Work { Lane.Work(kind: .action(action)) }
+
+  override func run(on lane: Lane) {
+    ActionPayload.with(action) { lane.process($0) }
+  }
+}
+
+/// Lane work, or an action with its chain or lock.
+final class QueuedLaneWork: QueuedBox {
+  let content: Lane.Work
+
+  init(_ content: Lane.Work) {
+    self.content = content
+  }
+
+  override var work: Lane.Work { content }
+
+  override func run(on lane: Lane) {
+    lane.run(content)
+  }
+}
