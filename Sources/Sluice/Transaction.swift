@@ -147,13 +147,12 @@ public final class Transaction: @unchecked Sendable {
   @usableFromInline
   func isUsable(file: StaticString, line: UInt) -> Bool {
     if isOpen, lane.isCurrentThreadDraining { return true }
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .transactionUsedOutsideItsClosure,
-        message: "the transaction '\(label)' was used "
-          + (isOpen ? "from another thread" : "after its closure returned")
-          + "; the call did nothing (a read returned the store's current state).",
-        fileID: "\(file)", line: line))
+    report(
+      .transactionUsedOutsideItsClosure,
+      "the transaction '\(label)' was used "
+        + (isOpen ? "from another thread" : "after its closure returned")
+        + "; the call did nothing (a read returned the store's current state).",
+      file: file, line: line)
     return false
   }
 
@@ -166,37 +165,41 @@ public final class Transaction: @unchecked Sendable {
     stagedCount &+= 1
   }
 
+  /// Reports that `update` ran inside an update of the same store (the transaction aborts).
   @usableFromInline
   func reportReentrantUpdate(of type: Any.Type, file: StaticString, line: UInt) {
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .reentrantUpdate,
-        message: "tx.update(Store<\(type)>) was called inside an update of the same store; "
-          + "change the state the outer update receives instead. The transaction '\(label)' "
-          + "was aborted.",
-        fileID: "\(file)", line: line))
+    report(
+      .reentrantUpdate,
+      "tx.update(Store<\(type)>) was called inside an update of the same store; change the "
+        + "state the outer update receives instead. The transaction '\(label)' was aborted.",
+      file: file, line: line)
   }
 
+  /// Reports that `state(of:)` read a store inside an update of that store.
   @usableFromInline
   func reportReadInsideUpdate(of type: Any.Type, file: StaticString, line: UInt) {
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .stateReadInsideUpdate,
-        message: "tx.state(of: Store<\(type)>) was read inside an update of the same store; "
-          + "use the state the update receives. The state before the transaction '\(label)' "
-          + "was returned instead.",
-        fileID: "\(file)", line: line))
+    report(
+      .stateReadInsideUpdate,
+      "tx.state(of: Store<\(type)>) was read inside an update of the same store; use the state "
+        + "the update receives. The state before the transaction '\(label)' was returned "
+        + "instead.",
+      file: file, line: line)
   }
 
+  /// Reports that `state(of:)` read a store of another dispatcher.
   @usableFromInline
   func reportForeignRead(of type: Any.Type, file: StaticString, line: UInt) {
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .foreignStoreInTransaction,
-        message: "the transaction '\(label)' read Store<\(type)>, a store on another "
-          + "dispatcher; its current state was read instead, which is not part of the "
-          + "transaction.",
-        fileID: "\(file)", line: line))
+    report(
+      .foreignStoreInTransaction,
+      "the transaction '\(label)' read Store<\(type)>, a store on another dispatcher; its "
+        + "current state was read instead, which is not part of the transaction.",
+      file: file, line: line)
+  }
+
+  private func report(
+    _ kind: ReportedIssue.Kind, _ message: String, file: StaticString, line: UInt
+  ) {
+    lane.reporter.report(ReportedIssue(kind: kind, message: message, fileID: "\(file)", line: line))
   }
 
   /// Ends the transaction's closure: from now on every use is a reported misuse.
