@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import Sluice
+
+/// A shared log in an SQLite file: the processes of one machine that open the same file share
+/// one lane's order through it.
+///
+/// Appends run in `BEGIN IMMEDIATE` transactions, so they serialize across processes: each
+/// batch takes the numbers right after the last entry, with no gap, and a record whose origin
+/// and origin sequence are already in the log keeps its number (the `UNIQUE` constraint on the
+/// pair backs this up). The file is in WAL mode, so readers never wait for the appender. A
+/// process that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError``
+/// with kind ``SQLiteStorageError/Kind/busy``, and nothing is appended.
+public final class SQLiteLogEngine: SharedLogEngine {
+  // Sendable: immutable; GRDB's `DatabasePool` is Sendable.
+  /// The database file.
+  public let path: String
+  private let pool: DatabasePool
+  private let busyTimeout: Duration
+
+  /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)``.
+  static var longestPoll: Duration { .milliseconds(16) }
+
+  /// Opens the log in the SQLite file at `path`, creating the file and its tables when needed.
+  ///
+  /// - Throws: ``SQLiteStorageError`` (``SQLiteStorageError/Kind/busy``) when another process
+  ///   holds the file for longer than `busyTimeout`, or GRDB's `DatabaseError` when the file
+  ///   cannot be opened (a missing folder, a file that is not a database).
+  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+    self.path = path
+    self.busyTimeout = busyTimeout
+    let pool = try DatabasePool(
+      path: path, configuration: SQLiteStorage.configuration(.readWrite, busyTimeout: busyTimeout))
+    try SQLiteStorage.waiting("open the shared log", path, busyTimeout) {
+      try Self.migrator.migrate(pool)
+    }
+    self.pool = pool
+  }
+
+  /// The shared log's schema, as GRDB migrations.
+  static let migrator: DatabaseMigrator = {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1-shared-log") { db in
+      try db.create(table: "sluice_log") { table in
+        table.primaryKey("sequence", .integer)
+        table.column("origin", .text).notNull()
+        table.column("origin_sequence", .integer).notNull()
+        table.column("name", .text).notNull()
+        table.column("payload", .blob).notNull()
+        table.uniqueKey(["origin", "origin_sequence"])
+      }
+    }
+    return migrator
+  }()
+
+  public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
+    guard !records.isEmpty else { return [] }
+    return try SQLiteStorage.waiting("append to the shared log", path, busyTimeout) {
+      try pool.writeWithoutTransaction { db in
+        var numbers: [UInt64] = []
+        numbers.reserveCapacity(records.count)
+        try db.inTransaction(.immediate) {
+          var head = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0
+          for record in records {
+            let originSequence = try Self.column(record.originSequence)
+            if let existing = try Int64.fetchOne(
+              db,
+              sql: "SELECT sequence FROM sluice_log WHERE origin = ? AND origin_sequence = ?",
+              arguments: [record.origin, originSequence])
+            {
+              numbers.append(UInt64(existing))
+              continue
+            }
+            head += 1
+            try db.execute(
+              sql: """
+                INSERT INTO sluice_log (sequence, origin, origin_sequence, name, payload)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+              arguments: [head, record.origin, originSequence, record.name, record.payload])
+            numbers.append(UInt64(head))
+          }
+          return .commit
+        }
+        return numbers
+      }
+    }
+  }
+
+  public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
+    guard limit > 0 else { return [] }
+    let start = try Self.column(sequence)
+    return try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
+      try pool.read { db in
+        let rows = try Row.fetchAll(
+          db,
+          sql: """
+            SELECT sequence, origin, origin_sequence, name, payload FROM sluice_log
+            WHERE sequence > ? ORDER BY sequence LIMIT ?
+            """,
+          arguments: [start, limit])
+        return rows.map { row in
+          let number: Int64 = row["sequence"]
+          let originSequence: Int64 = row["origin_sequence"]
+          return SharedLogEntry(
+            sequence: UInt64(number),
+            record: SharedLogRecord(
+              origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
+              payload: row["payload"]))
+        }
+      }
+    }
+  }
+
+  public func head() async throws -> UInt64 {
+    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
+      try pool.read { db in
+        UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
+      }
+    }
+  }
+
+  /// Looks at the log's head, pausing 1 ms, then twice as long each time up to 16 ms: another
+  /// process's append is seen within about 16 ms, and an idle wait costs about 60 reads a
+  /// second.
+  public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    var pause = Duration.milliseconds(1)
+    while try await head() <= sequence {
+      let now = clock.now
+      guard now < deadline else { return }
+      try await Task.sleep(for: min(pause, now.duration(to: deadline)))
+      pause = min(pause * 2, Self.longestPoll)
+    }
+  }
+
+  /// A number as SQLite stores it (a signed 64-bit integer).
+  private static func column(_ number: UInt64) throws -> Int64 {
+    guard let value = Int64(exactly: number) else {
+      throw SharedLogError(.numberOutOfRange(number), operation: "use the shared log")
+    }
+    return value
+  }
+}

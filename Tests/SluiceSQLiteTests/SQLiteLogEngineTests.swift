@@ -1,0 +1,105 @@
+import Foundation
+import Sluice
+import SluiceSQLite
+import SluiceTestSupport
+import Testing
+
+/// The shared log in an SQLite file: one gap-free order, one entry per origin and origin
+/// sequence, the same log for every connection to the file.
+@Suite struct SQLiteLogEngineTests {
+  static func record(_ origin: String, _ number: UInt64, _ text: String = "") -> SharedLogRecord {
+    SharedLogRecord(
+      origin: origin, originSequence: number, name: "test.add", payload: Data(text.utf8))
+  }
+
+  @Test func batchesAreNumberedInOrderWithNoGap() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
+    #expect(try await log.head() == 0)
+    #expect(try await log.append([Self.record("a", 1, "one")]) == [1])
+    #expect(
+      try await log.append([Self.record("a", 2), Self.record("b", 1), Self.record("a", 3)]) == [
+        2, 3, 4,
+      ])
+    #expect(try await log.append([]) == [])
+    #expect(try await log.head() == 4)
+    let entries = try await log.entries(after: 0, limit: 10)
+    #expect(entries.map(\.sequence) == [1, 2, 3, 4])
+    #expect(
+      entries.map(\.record) == [
+        Self.record("a", 1, "one"), Self.record("a", 2), Self.record("b", 1), Self.record("a", 3),
+      ])
+    #expect(try await log.entries(after: 2, limit: 1).map(\.sequence) == [3])
+    #expect(try await log.entries(after: 4, limit: 10).isEmpty)
+    #expect(try await log.entries(after: 0, limit: 0).isEmpty)
+  }
+
+  @Test func aResubmittedRecordKeepsItsNumberAndIsNotAddedAgain() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
+    #expect(try await log.append([Self.record("a", 1), Self.record("a", 2)]) == [1, 2])
+    // A retry after a lost acknowledgement, with a new action behind it.
+    #expect(try await log.append([Self.record("a", 2), Self.record("a", 3)]) == [2, 3])
+    // The same record twice in one batch.
+    #expect(try await log.append([Self.record("b", 1), Self.record("b", 1)]) == [4, 4])
+    #expect(try await log.head() == 4)
+  }
+
+  @Test func connectionsAppendingAtOnceShareOneContiguousLog() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.path("log.sqlite")
+    // One engine per writer, as separate processes would have.
+    let writers = try (0..<4).map { _ in try SQLiteLogEngine(path: path) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (index, log) in writers.enumerated() {
+        group.addTask {
+          for batch in 0..<25 {
+            let records = (1...4).map { Self.record("node\(index)", UInt64(batch * 4 + $0)) }
+            let numbers = try await log.append(records)
+            #expect(numbers.count == 4)
+            #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 + 1 == $1 })
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let entries = try await writers[0].entries(after: 0, limit: 1_000)
+    #expect(entries.map(\.sequence) == Array(1...400))
+    for index in 0..<4 {
+      let mine = entries.filter { $0.record.origin == "node\(index)" }
+      #expect(mine.map(\.record.originSequence) == Array(1...100))
+    }
+  }
+
+  @Test func aWaitEndsWhenAnotherConnectionAppendsOrAtItsTimeout() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.path("log.sqlite")
+    let reader = try SQLiteLogEngine(path: path)
+    let writer = try SQLiteLogEngine(path: path)
+    let clock = ContinuousClock()
+    let idle = try await clock.measure {
+      try await reader.waitForEntries(after: 0, timeout: .milliseconds(50))
+    }
+    #expect(idle >= .milliseconds(50))
+    let waiter = Task { try await reader.waitForEntries(after: 0, timeout: .seconds(30)) }
+    _ = try await writer.append([Self.record("w", 1)])
+    let woken = try await clock.measure { try await waiter.value }
+    #expect(woken < .seconds(10))
+    #expect(try await reader.head() == 1)
+  }
+
+  @Test func aNumberALogCannotStoreIsAnError() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
+    await #expect(throws: SharedLogError(.numberOutOfRange(.max), operation: "use the shared log"))
+    {
+      _ = try await log.append([Self.record("a", .max)])
+    }
+    #expect(try await log.head() == 0)
+  }
+}
