@@ -56,6 +56,12 @@ extension Dispatcher {
     file: StaticString = #fileID, line: UInt = #line
   ) -> Lock {
     let lock = Lock(lane: lane, label: "exclusive \(A.self)", autoreleases: autorelease)
+    if lane.refuseOnSharedLane("exclusive action") != nil {
+      // Through the log as a plain action, under no lock.
+      lane.dispatch(action, mode: .async, file: file, line: line)
+      lock.release()
+      return lock
+    }
     lane.pause(lock)
     if let timeout { lock.arm(timeout: timeout, file: file, line: line) }
     lane.submit(

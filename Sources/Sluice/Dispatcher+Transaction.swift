@@ -20,6 +20,7 @@ extension Dispatcher {
     _ body: @escaping @Sendable (Transaction) throws -> Void
   ) -> TransactionOutcome {
     let lane = self.lane
+    if let refused = lane.refuseOnSharedLane("transaction") { return .failed(refused) }
     if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
       return outcome
     }
@@ -34,6 +35,7 @@ extension Dispatcher {
     _ body: @escaping @Sendable (Transaction) throws -> Void
   ) async -> TransactionOutcome {
     let lane = self.lane
+    if let refused = lane.refuseOnSharedLane("transaction") { return .failed(refused) }
     if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
       return outcome
     }

@@ -84,6 +84,16 @@ public final class Dispatcher: Sendable {
     lane.install(self)
   }
 
+  /// A dispatcher whose actions go to `orderSource` (a shared lane's outbox) instead of being
+  /// processed at once.
+  convenience init(label: String, reporter: IssueReporter?, orderSource: any LaneOrderSource) {
+    let configuration = Lane.Configuration(
+      label: label, reentrancy: .enqueue, maxChainDepth: 1_000, maxQueueDepth: nil,
+      reporter: reporter, orderSource: orderSource)
+    self.init(lane: Lane(configuration: configuration))
+    lane.install(self)
+  }
+
   /// A handle of `lane`, not installed: ``Lane/dispatcher`` installs it.
   init(lane: Lane) {
     self.lane = lane

@@ -63,13 +63,16 @@ final class EffectRuntime: @unchecked Sendable {
     }
   }
 
-  /// Runs `registration` for `action` under its policy (on the lane).
-  func trigger(_ registration: EffectRegistration, action: any Action) {
+  /// Runs `registration` for `action` under its policy (on the lane). With `runs` false (an
+  /// entry of a shared log that another node dispatched, whose effects run there), only a
+  /// cancellation takes effect.
+  func trigger(_ registration: EffectRegistration, action: any Action, runs: Bool = true) {
     let key = registration.key
     switch registration.kind {
     case .cancel:
       lock.withLock { cancelLocked { $0.key == key } }
     case .run(let policy):
+      guard runs else { return }
       lock.lock()
       switch policy.kind {
       case .every: break

@@ -15,6 +15,9 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
     case action(String)
     /// Restoring or saving the state under this key failed (``PersistenceError``).
     case persistence(String)
+    /// A shared lane could not append to, or apply, its log (``SharedLaneError``, or the log
+    /// engine's error); the string names the node.
+    case sharedLane(String)
 
     public var description: String {
       switch self {
@@ -22,6 +25,7 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
       case .command(let type): "command \(type)"
       case .action(let type): "action \(type)"
       case .persistence(let key): "persistence of \(key)"
+      case .sharedLane(let node): "shared lane of node \(node)"
       }
     }
   }

@@ -14,6 +14,9 @@ extension Lane {
   func submit(
     _ work: QueuedWork, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
   ) {
+    if let source = configuration.orderSource, case .action(let action) = work.work.kind {
+      return source.submit(action, file: file, line: line)
+    }
     if isCurrentThreadDraining {
       return enqueueFromInside(work.work, bypass: bypass, file: file, line: line)
     }

@@ -27,6 +27,9 @@ final class Lane: @unchecked Sendable {
     var maxChainDepth: Int
     var maxQueueDepth: Int?
     var reporter: IssueReporter?
+    /// For a shared lane: where every action dispatched to the lane goes instead (see
+    /// ``LaneOrderSource``).
+    var orderSource: (any LaneOrderSource)?
   }
 
   /// One queued item's content: an action or lane work, and what it needs when it runs.
@@ -90,6 +93,10 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) var currentChain: ChainLink?
   @exclusivity(unchecked) var currentActionType: (any Action.Type)?
+  /// Whether the action being processed is an entry of a shared log whose effects do not run
+  /// here: another node dispatched it (they run there), or this node replays it after a
+  /// restart (they ran already). Drainer only.
+  @exclusivity(unchecked) var runsNoEffects = false
   /// The hooks to run before the lane next wakes a waiter or lets go (see
   /// ``BeforeWakeHook``).
   @exclusivity(unchecked) var armedHooks: [any BeforeWakeHook] = []
@@ -135,6 +142,9 @@ final class Lane: @unchecked Sendable {
   /// Dispatches the action `payload` points at.
   @usableFromInline
   func dispatch(_ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt) {
+    if let source = configuration.orderSource {
+      return source.submit(payload.boxed(), file: file, line: line)
+    }
     if mode == .sync, storage.tryShortcut() {
       runShortcut { process(payload) }
       return
@@ -151,6 +161,7 @@ final class Lane: @unchecked Sendable {
   }
 
   func send(_ action: any Action) async {
+    if let source = configuration.orderSource { return await source.send(action) }
     if storage.tryShortcut() {
       runShortcut { process(boxed: action) }
       return
@@ -306,7 +317,9 @@ final class Lane: @unchecked Sendable {
       }
       errors.receive(event)
     }
-    for registration in extras.effects { effects.trigger(registration, action: action) }
+    for registration in extras.effects {
+      effects.trigger(registration, action: action, runs: !runsNoEffects)
+    }
   }
 
   /// ``finishStep(_:extras:routes:)`` when a store on the route has middleware
@@ -345,7 +358,7 @@ final class Lane: @unchecked Sendable {
       } else if vetoed {
         continue
       }
-      effects.trigger(registration, action: action)
+      effects.trigger(registration, action: action, runs: !runsNoEffects)
     }
     if diverted { finishReplacements(routes) }
     for route in routes { route.core.middlewareOutcome = .passed }
@@ -367,7 +380,7 @@ final class Lane: @unchecked Sendable {
         errors.receive(event)
       }
       for registration in cachedRouting.effects[id] ?? [] where registration.owner === route.core {
-        effects.trigger(registration, action: replacement)
+        effects.trigger(registration, action: replacement, runs: !runsNoEffects)
       }
     }
   }

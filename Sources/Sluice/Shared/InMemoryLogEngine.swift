@@ -1,0 +1,66 @@
+/// A shared log in memory, shared by the nodes of one process: for tests, and for trying a
+/// shared lane before choosing an engine. It keeps the ``SharedLogEngine`` contract; nothing
+/// survives the process.
+public actor InMemoryLogEngine: SharedLogEngine {
+  private var log: [SharedLogEntry] = []
+  private var numbers: [String: [UInt64: UInt64]] = [:]
+  private var waiters: [(after: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+
+  /// An empty log.
+  public init() {}
+
+  public func append(_ records: [SharedLogRecord]) -> [UInt64] {
+    var result: [UInt64] = []
+    for record in records {
+      if let existing = numbers[record.origin]?[record.originSequence] {
+        result.append(existing)
+        continue
+      }
+      let sequence = UInt64(log.count) + 1
+      log.append(SharedLogEntry(sequence: sequence, record: record))
+      numbers[record.origin, default: [:]][record.originSequence] = sequence
+      result.append(sequence)
+    }
+    let head = UInt64(log.count)
+    let ready = waiters.filter { $0.after < head }
+    waiters.removeAll { $0.after < head }
+    for waiter in ready { waiter.continuation.resume() }
+    return result
+  }
+
+  public func entries(after sequence: UInt64, limit: Int) -> [SharedLogEntry] {
+    guard limit > 0, sequence < UInt64(log.count) else { return [] }
+    let start = Int(sequence)
+    return Array(log[start..<min(log.count, start + limit)])
+  }
+
+  public func head() -> UInt64 { UInt64(log.count) }
+
+  public func waitForEntries(after sequence: UInt64, timeout: Duration) async {
+    guard UInt64(log.count) <= sequence else { return }
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { try? await Task.sleep(for: timeout) }
+      group.addTask { await self.waitForAppend(after: sequence) }
+      await group.next()
+      group.cancelAll()
+      self.wakeAll(after: sequence)
+    }
+  }
+
+  private func waitForAppend(after sequence: UInt64) async {
+    await withCheckedContinuation { continuation in
+      if UInt64(log.count) > sequence {
+        continuation.resume()
+      } else {
+        waiters.append((sequence, continuation))
+      }
+    }
+  }
+
+  /// Ends the waits for entries after `sequence` (the wait timed out).
+  private func wakeAll(after sequence: UInt64) {
+    let ready = waiters.filter { $0.after == sequence }
+    waiters.removeAll { $0.after == sequence }
+    for waiter in ready { waiter.continuation.resume() }
+  }
+}

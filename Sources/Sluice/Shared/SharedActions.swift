@@ -1,0 +1,142 @@
+import Foundation
+
+/// The actions that may travel through a shared lane, each under a stable name.
+///
+/// A shared lane writes an action into its log as its registered name and its JSON encoding,
+/// and every node decodes it by that name. The name is yours, not derived from the type at run
+/// time: renaming or moving a type keeps its entries readable, and two versions of an app agree
+/// on what an entry is.
+///
+/// ```swift
+/// let actions = SharedActions()
+///   .register(AddTodo.self, as: "todo.add")
+///   .register(CompleteTodo.self, as: "todo.complete")
+/// ```
+public struct SharedActions: Sendable {
+  struct Entry: Sendable {
+    let name: String
+    let encode: @Sendable (any Action) throws -> Data?
+    let decode: @Sendable (Data) throws -> any Action
+  }
+
+  private var byType: [ObjectIdentifier: Entry] = [:]
+  private var byName: [String: Entry] = [:]
+  /// Names or types registered twice; a shared lane refuses to start with any.
+  private(set) var conflicts: [String] = []
+
+  /// A registry with no action of yours yet (it knows the lane's own barrier, under the name
+  /// `sluice.barrier`).
+  public init() {
+    self = register(SharedLaneBarrier.self, as: "sluice.barrier")
+  }
+
+  /// Registers `type` under `name`, which its entries in the log carry.
+  ///
+  /// Registering a name or a type twice is a conflict: ``SharedLane`` refuses to start and
+  /// names it.
+  public func register<A: Action & Codable>(_ type: A.Type, as name: String) -> SharedActions {
+    var copy = self
+    if byName[name] != nil { copy.conflicts.append("the name '\(name)' is registered twice") }
+    if byType[ObjectIdentifier(type)] != nil {
+      copy.conflicts.append("\(A.self) is registered twice")
+    }
+    let entry = Entry(
+      name: name,
+      encode: { action in
+        guard let typed = action as? A else { return nil }
+        return try Self.encoder.encode(typed)
+      },
+      decode: { data in try JSONDecoder().decode(A.self, from: data) })
+    copy.byName[name] = entry
+    copy.byType[ObjectIdentifier(type)] = entry
+    return copy
+  }
+
+  /// The registered names, sorted.
+  public var names: [String] { byName.keys.sorted() }
+
+  /// The name and encoding of `action`.
+  ///
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/unregisteredAction`` when its
+  ///   type is not registered, or the encoder's error.
+  func encode(_ action: any Action) throws -> (name: String, payload: Data) {
+    guard let entry = byType[ObjectIdentifier(type(of: action))],
+      let payload = try entry.encode(action)
+    else {
+      throw SharedLaneError(.unregisteredAction("\(type(of: action))"))
+    }
+    return (entry.name, payload)
+  }
+
+  /// The action an entry of the log holds.
+  ///
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/undecodableEntry`` naming the
+  ///   entry's sequence number and why: an unknown name (a newer app wrote it) or bytes that do
+  ///   not decode.
+  func decode(_ entry: SharedLogEntry) throws -> any Action {
+    guard let registered = byName[entry.record.name] else {
+      throw SharedLaneError(
+        .undecodableEntry(
+          sequence: entry.sequence,
+          reason: "no action is registered under the name '\(entry.record.name)'"))
+    }
+    do {
+      return try registered.decode(entry.record.payload)
+    } catch {
+      throw SharedLaneError(
+        .undecodableEntry(
+          sequence: entry.sequence,
+          reason: "'\(entry.record.name)' does not decode: \(error)"))
+    }
+  }
+
+  /// Sorted keys: the same action encodes to the same bytes on every node.
+  private static var encoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return encoder
+  }
+}
+
+/// Why a shared lane stopped, refused to start, or refused an action.
+public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What went wrong.
+  public enum Kind: Sendable, Hashable {
+    /// The action's type is not registered in the lane's ``SharedActions``; it was not
+    /// dispatched.
+    case unregisteredAction(String)
+    /// An entry of the log does not decode (an unknown name, say from a newer version of the
+    /// app, or damaged bytes). The node stops before it: it never skips or reorders entries.
+    case undecodableEntry(sequence: UInt64, reason: String)
+    /// The registry names a type or a name twice.
+    case conflictingRegistrations([String])
+    /// A transaction or an exclusive action on a shared lane: they change states outside the
+    /// log, which would make the nodes diverge. A transaction is refused; an exclusive action is
+    /// dispatched through the log as a plain action.
+    case localOnly(String)
+  }
+
+  /// What went wrong.
+  public let kind: Kind
+
+  /// Creates an error.
+  public init(_ kind: Kind) {
+    self.kind = kind
+  }
+
+  /// What went wrong, in one sentence.
+  public var description: String {
+    switch kind {
+    case .unregisteredAction(let type):
+      "\(type) is not registered with the shared lane's actions; it was not dispatched"
+    case .undecodableEntry(let sequence, let reason):
+      "entry \(sequence) of the shared log cannot be applied (\(reason)); the node stopped "
+        + "before it"
+    case .conflictingRegistrations(let conflicts):
+      "the shared lane's actions conflict: " + conflicts.joined(separator: "; ")
+    case .localOnly(let feature):
+      "a shared lane does not run \(feature)s: they would change this node's states outside "
+        + "the log"
+    }
+  }
+}

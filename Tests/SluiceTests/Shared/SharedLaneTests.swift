@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+
+@testable import Sluice
+
+/// A shared lane: every node applies one log in its order and reaches the same states; effects
+/// run on the node that dispatched; nothing is lost or applied twice when the engine fails; an
+/// entry that does not decode stops the node before it.
+@Suite struct SharedLaneTests {
+  struct Add: Action, Codable, Equatable { let text: String }
+  struct Ping: Action, Codable { let id: Int }
+  struct Pong: Action, Codable { let id: Int }
+  struct Unshared: Action {}
+
+  static let actions = SharedActions()
+    .register(Add.self, as: "test.add")
+    .register(Ping.self, as: "test.ping")
+    .register(Pong.self, as: "test.pong")
+
+  static let reducer = Reducer<[String]>()
+    .on(Add.self) { state, action in state.append(action.text) }
+    .on(Ping.self) { state, action in state.append("ping \(action.id)") }
+    .on(Pong.self) { state, action in state.append("pong \(action.id)") }
+
+  /// A node with one store.
+  struct Node {
+    let lane: SharedLane
+    let store: Store<[String]>
+
+    init(_ engine: some SharedLogEngine, name: String, effects: Effects<[String]> = Effects())
+      throws
+    {
+      lane = try SharedLane(engine: engine, actions: SharedLaneTests.actions, node: name)
+      store = Store(
+        initialState: [], dispatcher: lane.dispatcher, reducer: SharedLaneTests.reducer,
+        effects: effects)
+    }
+  }
+
+  @Test func nodesApplyOneLogInItsOrderAndReachTheSameStates() async throws {
+    let engine = InMemoryLogEngine()
+    let a = try Node(engine, name: "a")
+    let b = try Node(engine, name: "b")
+    try await a.lane.start()
+    try await b.lane.start()
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<50 {
+        group.addTask { _ = try? await a.lane.send(Add(text: "a\(index)")) }
+        group.addTask { b.store.dispatch(Add(text: "b\(index)")) }
+      }
+    }
+    try await a.lane.flush()
+    try await b.lane.flush()
+    try await a.lane.flush()
+    let log = await engine.entries(after: 0, limit: 1_000)
+    let added = log.filter { $0.record.name == "test.add" }
+    #expect(added.count == 100)
+    #expect(a.store.state == b.store.state)
+    #expect(a.store.state.count == 100)
+    // Each node's own actions keep the order it dispatched them in.
+    #expect(a.store.state.filter { $0.hasPrefix("b") } == (0..<50).map { "b\($0)" })
+    #expect(a.lane.appliedSequence == b.lane.appliedSequence)
+    await a.lane.stop()
+    await b.lane.stop()
+  }
+
+  @Test func effectsRunOnlyOnTheNodeThatDispatchedAndTheirActionsGoThroughTheLog() async throws {
+    let engine = InMemoryLogEngine()
+    let runs = Recorder<String>()
+    func effects(_ name: String) -> Effects<[String]> {
+      Effects<[String]>().on(Ping.self) { action, context in
+        runs.append(name)
+        context.dispatch(Pong(id: action.id))
+      }
+    }
+    let a = try Node(engine, name: "a", effects: effects("a"))
+    let b = try Node(engine, name: "b", effects: effects("b"))
+    try await a.lane.start()
+    try await b.lane.start()
+    try await a.lane.send(Ping(id: 1))
+    #expect(await eventually { a.store.state.count == 2 && b.store.state.count == 2 })
+    try await a.lane.flush()
+    try await b.lane.flush()
+    #expect(runs.values == ["a"])
+    #expect(a.store.state == ["ping 1", "pong 1"])
+    #expect(b.store.state == ["ping 1", "pong 1"])
+    await a.lane.stop()
+    await b.lane.stop()
+  }
+
+  @Test func aNodeThatStartsLaterCatchesUpBeforeStartReturns() async throws {
+    let engine = InMemoryLogEngine()
+    let a = try Node(engine, name: "a")
+    try await a.lane.start()
+    for index in 0..<3_000 { a.store.dispatch(Add(text: "\(index)")) }
+    try await a.lane.flush()
+    let late = try Node(engine, name: "late")
+    try await late.lane.start()
+    #expect(late.store.state == a.store.state)
+    #expect(late.store.state.count == 3_000)
+    await a.lane.stop()
+    await late.lane.stop()
+  }
+
+  @Test func anUnregisteredActionIsAnErrorValueAndIsNotDispatched() async throws {
+    let engine = InMemoryLogEngine()
+    let a = try Node(engine, name: "a")
+    try await a.lane.start()
+    a.store.dispatch(Unshared())
+    await #expect(throws: SharedLaneError(.unregisteredAction("Unshared"))) {
+      try await a.lane.send(Unshared())
+    }
+    try await a.lane.flush()
+    #expect(a.lane.dispatcher.errors.totalCount == 1)
+    #expect(await engine.head() == 1)  // The flush's barrier only.
+    await a.lane.stop()
+  }
+
+  @Test func conflictingRegistrationsAreRefused() {
+    let actions = SharedActions().register(Add.self, as: "x").register(Ping.self, as: "x")
+    #expect(throws: SharedLaneError.self) {
+      _ = try SharedLane(engine: InMemoryLogEngine(), actions: actions)
+    }
+  }
+
+  @Test func anEntryThatDoesNotDecodeStopsTheNodeBeforeIt() async throws {
+    let engine = InMemoryLogEngine()
+    let writer = try Node(engine, name: "w")
+    try await writer.lane.start()
+    try await writer.lane.send(Add(text: "one"))
+    _ = await engine.append([
+      SharedLogRecord(origin: "newer", originSequence: 1, name: "test.add.v2", payload: Data())
+    ])
+    writer.store.dispatch(Add(text: "three"))
+    let reader = try Node(engine, name: "r")
+    await #expect(throws: SharedLaneError.self) { try await reader.lane.start() }
+    guard case .undecodableEntry(let sequence, _)? = reader.lane.progress.stopped?.kind else {
+      Issue.record("expected the reader to stop at the undecodable entry")
+      return
+    }
+    #expect(sequence == 2)
+    #expect(reader.store.state == ["one"])
+    #expect(reader.lane.dispatcher.errors.totalCount == 1)
+    await writer.lane.stop()
+    await reader.lane.stop()
+  }
+
+  @Test func anUnreachableEngineKeepsActionsInTheOutboxAndAppliesEachOnce() async throws {
+    let engine = FlakyLogEngine()
+    let a = try Node(engine, name: "a")
+    try await a.lane.start()
+    engine.mode.withLock { $0 = .down }
+    for index in 0..<5 { a.store.dispatch(Add(text: "\(index)")) }
+    #expect(await eventually { a.lane.dispatcher.errors.totalCount == 1 })
+    #expect(a.lane.pendingCount >= 1)
+    // Appended, but the acknowledgement is lost: the retry must not apply it twice.
+    engine.mode.withLock { $0 = .losesAcknowledgements }
+    #expect(await eventually { engine.lostAcknowledgements.withLock { $0 } > 0 })
+    engine.mode.withLock { $0 = .up }
+    try await a.lane.flush()
+    #expect(a.store.state == (0..<5).map { "\($0)" })
+    #expect(a.lane.pendingCount == 0)
+    // One report for the outage.
+    #expect(a.lane.dispatcher.errors.totalCount == 1)
+    await a.lane.stop()
+  }
+
+  /// Retries `condition` with short sleeps for up to 10 s.
+  func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    for _ in 0..<2_000 {
+      if condition() { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+  }
+}
+
+/// An in-memory log whose appends fail on demand, or succeed and then fail (a lost
+/// acknowledgement).
+final class FlakyLogEngine: SharedLogEngine {
+  enum Mode { case up, down, losesAcknowledgements }
+  struct Down: Error {}
+
+  let inner = InMemoryLogEngine()
+  let mode = Guarded(Mode.up)
+  let lostAcknowledgements = Guarded(0)
+
+  func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
+    switch mode.withLock({ $0 }) {
+    case .up: return await inner.append(records)
+    case .down: throw Down()
+    case .losesAcknowledgements:
+      _ = await inner.append(records)
+      lostAcknowledgements.withLock { $0 += 1 }
+      throw Down()
+    }
+  }
+
+  func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
+    await inner.entries(after: sequence, limit: limit)
+  }
+
+  func head() async throws -> UInt64 { await inner.head() }
+
+  func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
+    await inner.waitForEntries(after: sequence, timeout: timeout)
+  }
+}
+
+extension SharedLaneTests {
+  @Test func aNodeRestartedUnderItsNameNumbersAfterItsEntriesAndRunsNoEffectTwice() async throws {
+    let engine = InMemoryLogEngine()
+    let runs = Recorder<Int>()
+    let effects = Effects<[String]>().on(Ping.self) { action, _ in runs.append(action.id) }
+    let first = try Node(engine, name: "a", effects: effects)
+    try await first.lane.start()
+    try await first.lane.send(Ping(id: 1))
+    try await first.lane.send(Add(text: "x"))
+    await first.lane.stop()
+    #expect(await eventually { runs.values == [1] })
+
+    let again = try Node(engine, name: "a", effects: effects)
+    try await again.lane.start()
+    #expect(again.store.state == ["ping 1", "x"])
+    try await again.lane.send(Ping(id: 2))
+    try await again.lane.send(Add(text: "y"))
+    #expect(again.store.state == ["ping 1", "x", "ping 2", "y"])
+    #expect(await eventually { runs.values == [1, 2] })
+    let numbers = await engine.entries(after: 0, limit: 10)
+      .filter { $0.record.origin == "a" }.map(\.record.originSequence)
+    #expect(numbers == [1, 2, 3, 4])
+    await again.lane.stop()
+  }
+}
+
+extension SharedLaneTests {
+  @Test func transactionsAreRefusedAndExclusiveActionsGoThroughTheLog() async throws {
+    let engine = InMemoryLogEngine()
+    let a = try Node(engine, name: "a")
+    try await a.lane.start()
+    let outcome = await a.lane.dispatcher.transaction { tx in
+      try tx.update(a.store) { $0 = ["local"] }
+    }
+    guard case .failed(let error) = outcome else {
+      Issue.record("expected the transaction to be refused, got \(outcome)")
+      return
+    }
+    #expect(error as? SharedLaneError == SharedLaneError(.localOnly("transaction")))
+    let lock = a.lane.dispatcher.exclusive(Add(text: "exclusive"))
+    #expect(lock.isReleased)
+    try await a.lane.flush()
+    #expect(a.store.state == ["exclusive"])
+    #expect(a.lane.dispatcher.errors.totalCount == 2)
+    await a.lane.stop()
+  }
+}
