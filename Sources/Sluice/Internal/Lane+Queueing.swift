@@ -14,7 +14,7 @@ extension Lane {
   func submit(
     _ work: QueuedWork, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
   ) {
-    if let source = configuration.orderSource, case .action(let action) = work.work.kind {
+    if isShared, let source = configuration.orderSource, case .action(let action) = work.work.kind {
       return source.submit(action, file: file, line: line)
     }
     if isCurrentThreadDraining {

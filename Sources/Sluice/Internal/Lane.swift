@@ -50,6 +50,9 @@ final class Lane: @unchecked Sendable {
   typealias Item = LaneStorage.Machine.Item
 
   let configuration: Configuration
+  /// Whether the lane is a shared lane's: every action goes to `configuration.orderSource`.
+  /// Kept apart so the hot path tests a flag, not an existential it would copy.
+  let isShared: Bool
   let storage: LaneStorage
   /// The lane's one lock (the storage's), which also guards the routing fields below.
   var lock: InternalLock { storage.lock }
@@ -105,6 +108,7 @@ final class Lane: @unchecked Sendable {
 
   init(configuration: Configuration) {
     self.configuration = configuration
+    isShared = configuration.orderSource != nil
     storage = LaneStorage(maxQueueDepth: configuration.maxQueueDepth)
     workerQueue = DispatchQueue(label: configuration.label)
   }
@@ -142,14 +146,18 @@ final class Lane: @unchecked Sendable {
   /// Dispatches the action `payload` points at.
   @usableFromInline
   func dispatch(_ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt) {
-    if let source = configuration.orderSource {
-      return source.submit(payload.boxed(), file: file, line: line)
-    }
+    if isShared { return submitToOrderSource(payload, file: file, line: line) }
     if mode == .sync, storage.tryShortcut() {
       runShortcut { process(payload) }
       return
     }
     submit(payload, mode: mode, file: file, line: line)
+  }
+
+  /// Hands the action `payload` points at to the shared lane's outbox.
+  @inline(never)
+  private func submitToOrderSource(_ payload: ActionPayload, file: StaticString, line: UInt) {
+    configuration.orderSource?.submit(payload.boxed(), file: file, line: line)
   }
 
   /// Queues the action `payload` points at (boxed: the queue keeps it).
@@ -161,7 +169,7 @@ final class Lane: @unchecked Sendable {
   }
 
   func send(_ action: any Action) async {
-    if let source = configuration.orderSource { return await source.send(action) }
+    if isShared, let source = configuration.orderSource { return await source.send(action) }
     if storage.tryShortcut() {
       runShortcut { process(boxed: action) }
       return
