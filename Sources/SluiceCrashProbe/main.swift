@@ -21,7 +21,11 @@
 //     SluiceCrashProbe --hold-write-lock SECONDS <database path>
 //
 // holds the database's write lock for SECONDS instead, as another process writing to it would
-// (see HoldWriteLock.swift).
+// (see HoldWriteLock.swift), and
+//
+//     SluiceCrashProbe --shared-lane <database path> <node> <nodes> <count>
+//
+// runs one node of a shared lane instead (see SharedLaneProbe.swift).
 
 import Foundation
 import Sluice
@@ -117,9 +121,11 @@ var window = (debounce: 5, maxDelay: 50)
 var mode = RecordMode.afterFlush
 var positional: [String] = []
 var holdSeconds: Double?
+var sharedLane = false
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   switch argument {
+  case "--shared-lane": sharedLane = true
   case "--hold-write-lock":
     guard let next = arguments.first, let seconds = Double(next), seconds > 0 else {
       fail("--hold-write-lock needs a positive number of seconds")
@@ -144,6 +150,14 @@ while !arguments.isEmpty {
   case "--write-through": mode = .afterDispatch
   default: positional.append(argument)
   }
+}
+if sharedLane {
+  guard positional.count == 4, let node = Int(positional[1]), let nodes = Int(positional[2]),
+    let count = Int(positional[3])
+  else {
+    fail("usage: SluiceCrashProbe --shared-lane <database> <node> <nodes> <count>")
+  }
+  await SharedLaneProbe.run(path: positional[0], node: node, nodes: nodes, count: count)
 }
 if let holdSeconds {
   guard positional.count == 1 else {

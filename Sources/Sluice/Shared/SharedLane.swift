@@ -75,6 +75,10 @@ public final class SharedLane: Sendable {
   /// The last entry of the log this node applied.
   public var appliedSequence: UInt64 { progress.applied }
 
+  /// Why this node stopped applying the log (an entry it cannot apply), if it did; it then
+  /// applies nothing more.
+  public var stopReason: SharedLaneError? { progress.stopped }
+
   /// The number of actions this node dispatched that the log has not taken yet.
   public var pendingCount: Int { outbox.pendingCount }
 

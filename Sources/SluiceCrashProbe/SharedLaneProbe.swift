@@ -1,0 +1,80 @@
+import Foundation
+import Sluice
+import SluiceSQLite
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `SluiceCrashProbe --shared-lane <database> <node> <nodes> <count>`: one node of a shared
+/// lane on an SQLite file, for the multi-process test (Tests/SluiceSQLiteTests/
+/// SharedLaneProcessTests.swift), which kills nodes with SIGKILL and restarts them.
+///
+/// The node catches up with the log, then dispatches `Append(node, index)` for the indexes
+/// its own entries do not hold yet, up to `count`, in bursts of 1 to 32 followed by a flush;
+/// after each flush it prints `acked <index>` (every index below it is in the log). Once the
+/// log holds `count` appends of each of the `nodes` nodes, it prints
+/// `final <digest>` — a hash chained over every append in log order — and exits 0.
+enum SharedLaneProbe {
+  struct Append: Action, Codable {
+    let node: Int
+    let index: Int
+  }
+
+  struct State: Sendable, Equatable {
+    /// How many appends of each node were applied.
+    var counts: [Int: Int] = [:]
+    /// Chained over every append, in the order applied.
+    var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// Appends applied out of their node's order (must stay 0).
+    var disorders = 0
+  }
+
+  static let reducer = Reducer<State>().on(Append.self) { state, action in
+    if state.counts[action.node, default: 0] != action.index { state.disorders += 1 }
+    state.counts[action.node] = action.index + 1
+    state.digest =
+      (state.digest ^ UInt64(action.node &* 1_000_003 &+ action.index))
+      &* 0x0000_0100_0000_01b3
+  }
+
+  static func run(path: String, node: Int, nodes: Int, count: Int) async -> Never {
+    let lane: SharedLane
+    let store: Store<State>
+    do {
+      lane = try SharedLane(
+        engine: try SQLiteLogEngine(path: path, busyTimeout: .seconds(30)),
+        actions: SharedActions().register(Append.self, as: "probe.append"), node: "node\(node)")
+      store = Store(initialState: State(), dispatcher: lane.dispatcher, reducer: reducer)
+      try await lane.start()
+    } catch {
+      fail("cannot start the shared lane: \(error)")
+    }
+    var next = store.state.counts[node, default: 0]
+    while next < count {
+      let burst = min(Int.random(in: 1...32), count - next)
+      for index in next..<(next + burst) { store.dispatch(Append(node: node, index: index)) }
+      do { try await lane.flush() } catch { fail("flush failed: \(error)") }
+      next += burst
+      line("acked \(next)")
+    }
+    while (0..<nodes).contains(where: { store.state.counts[$0, default: 0] < count }) {
+      try? await Task.sleep(for: .milliseconds(5))
+      if let reason = lane.stopReason { fail("the node stopped: \(reason)") }
+    }
+    let state = store.state
+    guard state.disorders == 0 else { fail("\(state.disorders) appends out of order") }
+    line("final \(state.digest)")
+    exit(0)
+  }
+
+  /// Writes `text` and a newline to standard output at once.
+  private static func line(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+  }
+}
