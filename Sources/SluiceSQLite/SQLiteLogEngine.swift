@@ -11,7 +11,7 @@ import Sluice
 /// pair backs this up). The file is in WAL mode, so readers never wait for the appender. A
 /// process that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError``
 /// with kind ``SQLiteStorageError/Kind/busy``, and nothing is appended.
-public final class SQLiteLogEngine: SharedLogEngine {
+public final class SQLiteLogEngine: SharedSnapshotEngine {
   // Sendable: immutable; GRDB's `DatabasePool` is Sendable.
   /// The database file.
   public let path: String
@@ -48,6 +48,13 @@ public final class SQLiteLogEngine: SharedLogEngine {
         table.column("name", .text).notNull()
         table.column("payload", .blob).notNull()
         table.uniqueKey(["origin", "origin_sequence"])
+      }
+    }
+    migrator.registerMigration("v1-shared-snapshots") { db in
+      try db.create(table: "sluice_snapshot") { table in
+        table.primaryKey("sequence", .integer)
+        table.column("hash", .integer).notNull()
+        table.column("body", .blob).notNull()
       }
     }
     return migrator
@@ -133,6 +140,37 @@ public final class SQLiteLogEngine: SharedLogEngine {
       try await Task.sleep(for: min(pause, now.duration(to: deadline)))
       pause = min(pause * 2, Self.longestPoll)
     }
+  }
+
+  public func latestSnapshot() async throws -> SharedSnapshot? {
+    try readSnapshot("SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1", [])
+  }
+
+  public func snapshot(at sequence: UInt64) async throws -> SharedSnapshot? {
+    try readSnapshot(
+      "SELECT body FROM sluice_snapshot WHERE sequence = ?", [try Self.column(sequence)])
+  }
+
+  public func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
+    let body = try JSONEncoder().encode(snapshot)
+    let sequence = try Self.column(snapshot.sequence)
+    try SQLiteStorage.waiting("save a snapshot of the shared lane", path, busyTimeout) {
+      try pool.write { db in
+        // The first snapshot after an entry stays: another node compares its hash with it.
+        try db.execute(
+          sql: "INSERT OR IGNORE INTO sluice_snapshot (sequence, hash, body) VALUES (?, ?, ?)",
+          arguments: [sequence, Int64(bitPattern: snapshot.hash), body])
+      }
+    }
+  }
+
+  private func readSnapshot(_ sql: String, _ arguments: StatementArguments) throws
+    -> SharedSnapshot?
+  {
+    let body = try SQLiteStorage.waiting("read the shared lane's snapshots", path, busyTimeout) {
+      try pool.read { db in try Data.fetchOne(db, sql: sql, arguments: arguments) }
+    }
+    return try body.map { try JSONDecoder().decode(SharedSnapshot.self, from: $0) }
   }
 
   /// A number as SQLite stores it (a signed 64-bit integer).

@@ -1,8 +1,9 @@
 /// A shared log in memory, shared by the nodes of one process: for tests, and for trying a
 /// shared lane before choosing an engine. It keeps the ``SharedLogEngine`` contract; nothing
 /// survives the process.
-public actor InMemoryLogEngine: SharedLogEngine {
+public actor InMemoryLogEngine: SharedSnapshotEngine {
   private var log: [SharedLogEntry] = []
+  private var snapshots: [UInt64: SharedSnapshot] = [:]
   private var numbers: [String: [UInt64: UInt64]] = [:]
   private var waiters: [(after: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -35,6 +36,16 @@ public actor InMemoryLogEngine: SharedLogEngine {
   }
 
   public func head() -> UInt64 { UInt64(log.count) }
+
+  public func latestSnapshot() -> SharedSnapshot? {
+    snapshots.keys.max().flatMap { snapshots[$0] }
+  }
+
+  public func snapshot(at sequence: UInt64) -> SharedSnapshot? { snapshots[sequence] }
+
+  public func saveSnapshot(_ snapshot: SharedSnapshot) {
+    if snapshots[snapshot.sequence] == nil { snapshots[snapshot.sequence] = snapshot }
+  }
 
   public func waitForEntries(after sequence: UInt64, timeout: Duration) async {
     guard UInt64(log.count) <= sequence else { return }

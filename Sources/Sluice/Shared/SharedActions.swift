@@ -110,6 +110,12 @@ public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertibl
     case undecodableEntry(sequence: UInt64, reason: String)
     /// The registry names a type or a name twice.
     case conflictingRegistrations([String])
+    /// At a snapshot, this node's states hash differently from the snapshot another node saved
+    /// after the same entry: the nodes diverged (a reducer that is not a pure function of the
+    /// state and the action, or a state changed outside the log). The node stops there.
+    case divergence(sequence: UInt64, expected: UInt64, found: UInt64)
+    /// A store's state in a snapshot does not decode, or a store was shared twice.
+    case unusableSnapshot(String)
     /// A transaction or an exclusive action on a shared lane: they change states outside the
     /// log, which would make the nodes diverge. A transaction is refused; an exclusive action is
     /// dispatched through the log as a plain action.
@@ -134,6 +140,11 @@ public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertibl
         + "before it"
     case .conflictingRegistrations(let conflicts):
       "the shared lane's actions conflict: " + conflicts.joined(separator: "; ")
+    case .divergence(let sequence, let expected, let found):
+      "after entry \(sequence) of the shared log this node's states hash to \(found), and the "
+        + "snapshot saved there to \(expected): the nodes diverged; the node stopped"
+    case .unusableSnapshot(let reason):
+      "the shared lane's snapshot cannot be used: \(reason)"
     case .localOnly(let feature):
       "a shared lane does not run \(feature)s: they would change this node's states outside "
         + "the log"

@@ -39,9 +39,9 @@ public final class SharedLane: Sendable {
   let outbox: SharedOutbox
   let progress: SharedProgress
   private let tasks = Guarded<[Task<Void, Never>]>([])
-
-  /// The most entries a node applies in one step of its lane.
-  static var batchLimit: Int { 1_024 }
+  private let parts = Guarded<[String: SharedPart]>([:])
+  /// How many entries apart the node checks or saves snapshots.
+  public let snapshotInterval: UInt64
 
   /// Creates a node of the lane whose log `engine` keeps; ``start()`` starts it.
   ///
@@ -50,17 +50,22 @@ public final class SharedLane: Sendable {
   ///   - actions: The actions that may be dispatched to the lane, by stable name.
   ///   - node: This node's name, unique among the nodes; a new one by default.
   ///   - label: The dispatcher's label.
+  ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
+  ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
+  ///     stores were shared with ``share(_:as:)``; 0 for never.
   ///   - reporter: Receives the issues of the dispatcher and its stores.
   /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
   public init(
     engine: some SharedLogEngine, actions: SharedActions, node: String = UUID().uuidString,
-    label: String = "sluice.shared", reporter: IssueReporter? = nil
+    label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
+    reporter: IssueReporter? = nil
   ) throws {
     guard actions.conflicts.isEmpty else {
       throw SharedLaneError(.conflictingRegistrations(actions.conflicts))
     }
     self.engine = engine
     self.node = node
+    self.snapshotInterval = snapshotInterval
     progress = SharedProgress()
     outbox = SharedOutbox(node: node, actions: actions, progress: progress)
     dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: outbox)
@@ -89,12 +94,14 @@ public final class SharedLane: Sendable {
   ///   ``SharedLaneError`` that stopped the node while it caught up.
   public func start() async throws {
     let head = try await engine.head()
+    let follower = SharedFollower(
+      engine: engine, outbox: outbox, progress: progress, lane: dispatcher.lane,
+      parts: parts.withLock { $0 }, interval: snapshotInterval)
+    let (start, origins) = try await follower.restoreLatest()
     let started = tasks.withLock { tasks -> Bool in
       guard tasks.isEmpty else { return false }
       tasks.append(
-        Task { [engine, outbox, progress, lane = dispatcher.lane] in
-          await Self.follow(engine, outbox, progress, lane, replaying: head)
-        })
+        Task { await follower.run(from: start, origins: origins, replaying: head) })
       return true
     }
     guard started else { return }
@@ -105,6 +112,38 @@ public final class SharedLane: Sendable {
       if !tasks.isEmpty {
         tasks.append(Task { [engine, outbox] in await Self.append(engine, outbox) })
       }
+    }
+  }
+
+  /// Shares `store` under `name` in the lane's snapshots (call it before ``start()``): a node
+  /// that starts restores the store from the newest snapshot and applies only the entries after
+  /// it, and every `snapshotInterval` entries the nodes compare the hashes of their states.
+  ///
+  /// The state is encoded as sorted-key JSON, so that equal states hash the same on every
+  /// node.
+  ///
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/unusableSnapshot(_:)`` when
+  ///   `name` is taken or the store is on another dispatcher.
+  public func share<State: Codable & Sendable>(_ store: Store<State>, as name: String) throws {
+    guard store.core.lane === dispatcher.lane else {
+      throw SharedLaneError(
+        .unusableSnapshot("the store shared as '\(name)' is not on the lane's dispatcher"))
+    }
+    // The lane keeps the store: its state is part of what the nodes compare.
+    let part = SharedPart(
+      encode: {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(store.state)
+      },
+      restore: { data in
+        store.core.replaceState(with: try JSONDecoder().decode(State.self, from: data))
+      })
+    try parts.withLock { parts in
+      guard parts[name] == nil else {
+        throw SharedLaneError(.unusableSnapshot("the name '\(name)' is shared twice"))
+      }
+      parts[name] = part
     }
   }
 
@@ -166,65 +205,8 @@ public final class SharedLane: Sendable {
     }
   }
 
-  /// Applies the log in order, waiting for new entries; stops at an entry it cannot apply. The
-  /// entries up to `replaying` were in the log when the node started: their effects ran when
-  /// they were first applied, and do not run again.
-  private static func follow(
-    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ progress: SharedProgress,
-    _ lane: Lane, replaying: UInt64
-  ) async {
-    var applied = progress.applied
-    var failures = 0
-    while !Task.isCancelled {
-      do {
-        let entries = try await engine.entries(after: applied, limit: batchLimit)
-        failures = 0
-        guard !entries.isEmpty else {
-          try await engine.waitForEntries(after: applied, timeout: .seconds(1))
-          continue
-        }
-        var batch: [(action: any Action, runsEffects: Bool)] = []
-        var failure: SharedLaneError?
-        for entry in entries {
-          guard entry.sequence == applied + UInt64(batch.count) + 1 else {
-            failure = SharedLaneError(
-              .undecodableEntry(
-                sequence: applied + UInt64(batch.count) + 1,
-                reason: "the engine returned entry \(entry.sequence) in its place"))
-            break
-          }
-          do {
-            let mine = entry.record.origin == outbox.node
-            let runsEffects = mine && entry.sequence > replaying
-            batch.append((try outbox.actions.decode(entry), runsEffects))
-            if mine { outbox.noteOwn(entry.record.originSequence) }
-          } catch let error as SharedLaneError {
-            failure = error
-            break
-          }
-        }
-        if !batch.isEmpty {
-          let step = batch
-          await lane.performAsync(.change) { lane.applyShared(step) }
-          applied += UInt64(batch.count)
-          progress.advance(to: applied)
-        }
-        if let failure {
-          outbox.report(failure, action: nil)
-          progress.stop(failure)
-          return
-        }
-      } catch {
-        if Task.isCancelled { return }
-        if failures == 0 { outbox.report(error, action: nil) }
-        failures += 1
-        try? await Task.sleep(for: pause(after: failures))
-      }
-    }
-  }
-
   /// 10 ms after a first failure, doubling up to 1 s.
-  private static func pause(after failures: Int) -> Duration {
+  static func pause(after failures: Int) -> Duration {
     .milliseconds(10 << min(failures - 1, 7))
   }
 }

@@ -254,3 +254,86 @@ extension SharedLaneTests {
     await a.lane.stop()
   }
 }
+
+extension SharedLaneTests {
+  /// A node whose store is shared for snapshots.
+  static func snapshotted(
+    _ engine: InMemoryLogEngine, name: String, reducer: Reducer<[String]> = SharedLaneTests.reducer
+  ) async throws -> (SharedLane, Store<[String]>) {
+    let lane = try SharedLane(
+      engine: engine, actions: SharedLaneTests.actions, node: name, snapshotInterval: 10)
+    let store = Store(initialState: [String](), dispatcher: lane.dispatcher, reducer: reducer)
+    try lane.share(store, as: "texts")
+    try await lane.start()
+    return (lane, store)
+  }
+
+  @Test func aNodeStartsFromTheNewestSnapshotAndAppliesOnlyTheEntriesAfterIt() async throws {
+    let engine = InMemoryLogEngine()
+    let (a, aStore) = try await Self.snapshotted(engine, name: "a")
+    for index in 0..<25 { try await a.send(Add(text: "\(index)")) }
+    #expect(await engine.latestSnapshot()?.sequence == 20)
+    let reduced = Recorder<String>()
+    let counting = Reducer<[String]>().on(Add.self) { state, action in
+      reduced.append(action.text)
+      state.append(action.text)
+    }
+    let (b, bStore) = try await Self.snapshotted(engine, name: "b", reducer: counting)
+    #expect(bStore.state == aStore.state)
+    #expect(reduced.values == ["20", "21", "22", "23", "24"])
+    await a.stop()
+    await b.stop()
+  }
+
+  @Test func nodesWhoseStatesDifferAtASnapshotReportTheDivergenceAndStop() async throws {
+    let engine = InMemoryLogEngine()
+    let (a, _) = try await Self.snapshotted(engine, name: "a")
+    for index in 0..<10 { try await a.send(Add(text: "\(index)")) }
+    // A reducer that is not the same function on every node.
+    let impure = Reducer<[String]>().on(Add.self) { state, action in
+      state.append(action.text == "17" ? "seventeen" : action.text)
+    }
+    let (b, _) = try await Self.snapshotted(engine, name: "b", reducer: impure)
+    for index in 10..<20 { a.dispatcher.dispatch(Add(text: "\(index)")) }
+    // Whichever node saves the snapshot after entry 20 first, the other one sees the
+    // difference.
+    #expect(await eventually { a.stopReason != nil || b.stopReason != nil })
+    let stopped = [a, b].filter { $0.stopReason != nil }
+    #expect(stopped.count == 1)
+    guard case .divergence(let sequence, let expected, let found)? = stopped.first?.stopReason?.kind
+    else {
+      Issue.record(
+        "expected a divergence, got \(stopped.map { String(describing: $0.stopReason) })")
+      return
+    }
+    #expect(sequence == 20)
+    #expect(expected != found)
+    #expect(stopped.first?.dispatcher.errors.totalCount == 1)
+    await a.stop()
+    await b.stop()
+  }
+
+  @Test func aNodeRestartedFromASnapshotNumbersAfterItsOwnEntries() async throws {
+    let engine = InMemoryLogEngine()
+    let (first, _) = try await Self.snapshotted(engine, name: "a")
+    for index in 0..<12 { try await first.send(Add(text: "\(index)")) }
+    await first.stop()
+    let (again, store) = try await Self.snapshotted(engine, name: "a")
+    try await again.send(Add(text: "after"))
+    #expect(store.state.last == "after")
+    #expect(store.state.count == 13)
+    let numbers = await engine.entries(after: 0, limit: 100)
+      .filter { $0.record.origin == "a" }.map(\.record.originSequence)
+    #expect(numbers == Array(1...13))
+    await again.stop()
+  }
+
+  @Test func aStoreIsSharedOnceAndOnlyFromItsOwnLane() throws {
+    let lane = try SharedLane(engine: InMemoryLogEngine(), actions: SharedLaneTests.actions)
+    let store = Store(initialState: [String](), dispatcher: lane.dispatcher, reducer: Self.reducer)
+    try lane.share(store, as: "texts")
+    #expect(throws: SharedLaneError.self) { try lane.share(store, as: "texts") }
+    let elsewhere = Store(initialState: [String](), reducer: Self.reducer)
+    #expect(throws: SharedLaneError.self) { try lane.share(elsewhere, as: "other") }
+  }
+}
