@@ -17,24 +17,46 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public let path: String
   private let pool: DatabasePool
   private let busyTimeout: Duration
+  private let mode: SQLiteStorage.Mode
 
   /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)``.
   static var longestPoll: Duration { .milliseconds(16) }
 
-  /// Opens the log in the SQLite file at `path`, creating the file and its tables when needed.
+  /// Opens the log in the SQLite file at `path`: in read-write mode, creating the file and its
+  /// tables when needed; in read-only mode (``SQLiteStorage/Mode/readOnly``), writing nothing
+  /// (a file without the log's tables reads as an empty log, and appends throw
+  /// ``SQLiteStorageError/Kind/readOnly``).
   ///
   /// - Throws: ``SQLiteStorageError`` (``SQLiteStorageError/Kind/busy``) when another process
   ///   holds the file for longer than `busyTimeout`, or GRDB's `DatabaseError` when the file
   ///   cannot be opened (a missing folder, a file that is not a database).
-  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+  public init(
+    path: String, mode: SQLiteStorage.Mode = .readWrite, busyTimeout: Duration = .seconds(5)
+  ) throws {
     self.path = path
     self.busyTimeout = busyTimeout
+    self.mode = mode
     let pool = try DatabasePool(
-      path: path, configuration: SQLiteStorage.configuration(.readWrite, busyTimeout: busyTimeout))
-    try SQLiteStorage.waiting("open the shared log", path, busyTimeout) {
-      try Self.migrator.migrate(pool)
+      path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
+    if mode == .readWrite {
+      try SQLiteStorage.waiting("open the shared log", path, busyTimeout) {
+        try Self.migrator.migrate(pool)
+      }
     }
     self.pool = pool
+  }
+
+  /// Whether the file has the log's tables (always, in read-write mode).
+  private func hasTables(_ db: Database) throws -> Bool {
+    if mode == .readWrite { return true }
+    return try db.tableExists("sluice_log")
+  }
+
+  /// Throws in read-only mode.
+  private func checkWritable(_ operation: String) throws {
+    guard mode == .readWrite else {
+      throw SQLiteStorageError(.readOnly, path: path, operation: operation)
+    }
   }
 
   /// The shared log's schema, as GRDB migrations.
@@ -62,6 +84,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
 
   public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
     guard !records.isEmpty else { return [] }
+    try checkWritable("append to the shared log")
     return try SQLiteStorage.waiting("append to the shared log", path, busyTimeout) {
       try pool.writeWithoutTransaction { db in
         var numbers: [UInt64] = []
@@ -99,6 +122,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     let start = try Self.column(sequence)
     return try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
       try pool.read { db in
+        guard try hasTables(db) else { return [] }
         let rows = try Row.fetchAll(
           db,
           sql: """
@@ -122,7 +146,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public func head() async throws -> UInt64 {
     try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
       try pool.read { db in
-        UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
+        guard try hasTables(db) else { return 0 }
+        return UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
       }
     }
   }
@@ -152,6 +177,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
+    try checkWritable("save a snapshot of the shared lane")
     let body = try JSONEncoder().encode(snapshot)
     let sequence = try Self.column(snapshot.sequence)
     try SQLiteStorage.waiting("save a snapshot of the shared lane", path, busyTimeout) {
@@ -168,7 +194,10 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     -> SharedSnapshot?
   {
     let body = try SQLiteStorage.waiting("read the shared lane's snapshots", path, busyTimeout) {
-      try pool.read { db in try Data.fetchOne(db, sql: sql, arguments: arguments) }
+      try pool.read { db -> Data? in
+        if mode == .readOnly, try !db.tableExists("sluice_snapshot") { return nil }
+        return try Data.fetchOne(db, sql: sql, arguments: arguments)
+      }
     }
     return try body.map { try JSONDecoder().decode(SharedSnapshot.self, from: $0) }
   }

@@ -72,8 +72,10 @@ extension SQLiteStorage {
       path: path, operation: "open", migrations: missing)
   }
 
-  /// The migrations recorded in the file that this version does not know, sorted.
+  /// The migrations recorded in the file that this version does not know, sorted. The shared
+  /// log's (``SQLiteLogEngine``) are known: a lane's log may share the file.
   private static func unknownMigrations(_ db: Database) throws -> [String] {
-    try migrator.appliedIdentifiers(db).subtracting(migrator.migrations).sorted()
+    try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+      .subtracting(SQLiteLogEngine.migrator.migrations).sorted()
   }
 }

@@ -19,9 +19,13 @@ struct SharedFollower: Sendable {
   /// The most entries a node applies in one step of its lane.
   static var batchLimit: Int { 1_024 }
 
+  /// The engine's snapshots, when stores are shared.
   var snapshots: (any SharedSnapshotEngine)? {
-    parts.isEmpty || interval == 0 ? nil : engine as? any SharedSnapshotEngine
+    parts.isEmpty ? nil : engine as? any SharedSnapshotEngine
   }
+
+  /// The engine's snapshots, when the node checks and saves them every `interval` entries.
+  var checkedSnapshots: (any SharedSnapshotEngine)? { interval == 0 ? nil : snapshots }
 
   /// Restores the newest snapshot that holds every shared store, if any; returns the entry it
   /// follows and each node's highest origin sequence up to it.
@@ -58,7 +62,7 @@ struct SharedFollower: Sendable {
     while !Task.isCancelled {
       do {
         var limit = Self.batchLimit
-        if snapshots != nil {
+        if checkedSnapshots != nil {
           limit = min(limit, Int(interval - applied % interval))
         }
         let entries = try await engine.entries(after: applied, limit: limit)
@@ -126,7 +130,7 @@ struct SharedFollower: Sendable {
   private func checkSnapshot(
     at sequence: UInt64, origins: [String: UInt64]
   ) async throws -> SharedLaneError? {
-    guard let snapshots, sequence % interval == 0 else { return nil }
+    guard let snapshots = checkedSnapshots, sequence % interval == 0 else { return nil }
     var states: [String: Data] = [:]
     for (name, part) in parts {
       if let data = try part.encode() { states[name] = data }

@@ -52,7 +52,8 @@ public final class SharedLane: Sendable {
   ///   - label: The dispatcher's label.
   ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
   ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
-  ///     stores were shared with ``share(_:as:)``; 0 for never.
+  ///     stores were shared with ``share(_:as:)``; 0 for never (the node still starts from
+  ///     the newest snapshot: a reader that must not write uses 0).
   ///   - reporter: Receives the issues of the dispatcher and its stores.
   /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
   public init(

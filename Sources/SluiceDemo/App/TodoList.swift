@@ -5,6 +5,9 @@ struct Todo: Codable, Equatable, Sendable {
   let id: Int
   var title: String
   var isDone = false
+  /// The `todo add` command that added it, so the command can tell which id it got while
+  /// other processes add todos too.
+  var request: String?
 }
 
 /// The todo list: the state of the `todos` store, persisted.
@@ -23,15 +26,20 @@ struct TodoList: Codable, Equatable, Sendable {
   }
 }
 
-struct AddTodo: Action { let title: String }
-struct CompleteTodo: Action { let id: Int }
-struct ClearCompleted: Action {}
-struct ClearAll: Action {}
+struct AddTodo: Action, Codable {
+  let title: String
+  var request: String? = nil
+}
+struct CompleteTodo: Action, Codable { let id: Int }
+struct ClearCompleted: Action, Codable {}
+struct ClearAll: Action, Codable {}
+/// Starts the shared list from the one a version of the demo before the shared lane saved.
+struct RestoreTodos: Action, Codable { let list: TodoList }
 
 extension TodoList {
   static let reducer = Reducer<TodoList>()
     .on(AddTodo.self) { list, action in
-      list.items.append(Todo(id: list.nextID, title: action.title))
+      list.items.append(Todo(id: list.nextID, title: action.title, request: action.request))
       list.nextID += 1
     }
     .on(CompleteTodo.self) { list, action in
@@ -40,4 +48,13 @@ extension TodoList {
     }
     .on(ClearCompleted.self) { list, _ in list.items.removeAll { $0.isDone } }
     .on(ClearAll.self) { list, _ in list = TodoList() }
+    .on(RestoreTodos.self) { list, action in list = action.list }
+
+  /// The actions the `todo` commands send through the shared lane, by stable name.
+  static let sharedActions = SharedActions()
+    .register(AddTodo.self, as: "todo.add")
+    .register(CompleteTodo.self, as: "todo.complete")
+    .register(ClearCompleted.self, as: "todo.clear-completed")
+    .register(ClearAll.self, as: "todo.clear-all")
+    .register(RestoreTodos.self, as: "todo.restore")
 }
