@@ -93,20 +93,21 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
           var head = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0
           for record in records {
             let originSequence = try Self.column(record.originSequence)
+            let lookup = try db.cachedStatement(
+              sql: "SELECT sequence FROM sluice_log WHERE origin = ? AND origin_sequence = ?")
             if let existing = try Int64.fetchOne(
-              db,
-              sql: "SELECT sequence FROM sluice_log WHERE origin = ? AND origin_sequence = ?",
-              arguments: [record.origin, originSequence])
+              lookup, arguments: [record.origin, originSequence])
             {
               numbers.append(UInt64(existing))
               continue
             }
             head += 1
-            try db.execute(
+            try db.cachedStatement(
               sql: """
                 INSERT INTO sluice_log (sequence, origin, origin_sequence, name, payload)
                 VALUES (?, ?, ?, ?, ?)
-                """,
+                """
+            ).execute(
               arguments: [head, record.origin, originSequence, record.name, record.payload])
             numbers.append(UInt64(head))
           }

@@ -15,6 +15,7 @@
 let allCases =
   DispatchCases.all + ObservationCases.all + TransactionCases.all + ReactionCases.all
   + EffectCases.all + PersistenceCases.all + YardstickCases.all + QueueCases.all
+  + SharedLaneCases.all
 let lockFloorName = "floor.lock"
 
 let options = Options.parseOrExit()

@@ -16,7 +16,7 @@ public struct SharedActions: Sendable {
   struct Entry: Sendable {
     let name: String
     let encode: @Sendable (any Action) throws -> Data?
-    let decode: @Sendable (Data) throws -> any Action
+    let decode: @Sendable (Data, JSONDecoder) throws -> any Action
   }
 
   private var byType: [ObjectIdentifier: Entry] = [:]
@@ -46,7 +46,7 @@ public struct SharedActions: Sendable {
         guard let typed = action as? A else { return nil }
         return try Self.encoder.encode(typed)
       },
-      decode: { data in try JSONDecoder().decode(A.self, from: data) })
+      decode: { data, decoder in try decoder.decode(A.self, from: data) })
     copy.byName[name] = entry
     copy.byType[ObjectIdentifier(type)] = entry
     return copy
@@ -73,7 +73,9 @@ public struct SharedActions: Sendable {
   /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/undecodableEntry`` naming the
   ///   entry's sequence number and why: an unknown name (a newer app wrote it) or bytes that do
   ///   not decode.
-  func decode(_ entry: SharedLogEntry) throws -> any Action {
+  func decode(_ entry: SharedLogEntry, with decoder: JSONDecoder = JSONDecoder()) throws
+    -> any Action
+  {
     guard let registered = byName[entry.record.name] else {
       throw SharedLaneError(
         .undecodableEntry(
@@ -81,7 +83,7 @@ public struct SharedActions: Sendable {
           reason: "no action is registered under the name '\(entry.record.name)'"))
     }
     do {
-      return try registered.decode(entry.record.payload)
+      return try registered.decode(entry.record.payload, decoder)
     } catch {
       throw SharedLaneError(
         .undecodableEntry(

@@ -105,6 +105,8 @@ struct SharedFollower: Sendable {
     _ entries: [SharedLogEntry], after applied: UInt64, replaying: UInt64
   ) -> ([(action: any Action, runsEffects: Bool)], SharedLaneError?) {
     var batch: [(action: any Action, runsEffects: Bool)] = []
+    // One decoder for the batch: making one costs more than decoding a small action.
+    let decoder = JSONDecoder()
     for entry in entries {
       let expected = applied + UInt64(batch.count) + 1
       guard entry.sequence == expected else {
@@ -113,7 +115,8 @@ struct SharedFollower: Sendable {
       }
       do {
         let mine = entry.record.origin == outbox.node
-        batch.append((try outbox.actions.decode(entry), mine && entry.sequence > replaying))
+        batch.append(
+          (try outbox.actions.decode(entry, with: decoder), mine && entry.sequence > replaying))
         if mine { outbox.noteOwn(entry.record.originSequence) }
       } catch let error as SharedLaneError {
         return (batch, error)
