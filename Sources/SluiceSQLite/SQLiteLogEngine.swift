@@ -5,10 +5,11 @@ import Sluice
 /// A shared log in an SQLite file: the processes of one machine that open the same file share
 /// one lane's order through it.
 ///
-/// Appends run in `BEGIN IMMEDIATE` transactions, so they serialize across processes: each
-/// batch takes the numbers right after the last entry, with no gap, and a record whose origin
-/// and origin sequence are already in the log keeps its number (the `UNIQUE` constraint on the
-/// pair backs this up). The file is in WAL mode, so readers never wait for the appender. A
+/// Appends run in `BEGIN IMMEDIATE` transactions, so they serialize across processes, and are
+/// durable when they return (`synchronous = FULL`: an fsync per append). Each batch takes the
+/// numbers right after the last entry, with no gap, and a record whose origin and origin
+/// sequence are already in the log keeps its number (the `UNIQUE` constraint on the pair backs
+/// this up). The file is in WAL mode, so readers never wait for the appender. A
 /// process that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError``
 /// with kind ``SQLiteStorageError/Kind/busy``, and nothing is appended.
 public final class SQLiteLogEngine: SharedSnapshotEngine {
@@ -18,6 +19,9 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   private let pool: DatabasePool
   private let busyTimeout: Duration
   private let mode: SQLiteStorage.Mode
+  /// Where every operation runs: SQLite blocks while another process holds the write lock, and
+  /// that must not block a thread of the concurrency pool.
+  private let worker = BlockingWorker(name: "sluice.shared-log.sqlite")
 
   /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)``.
   static var longestPoll: Duration { .milliseconds(16) }
@@ -40,7 +44,12 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
       path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
     if mode == .readWrite {
       try SQLiteStorage.waiting("open the shared log", path, busyTimeout) {
-        try Self.migrator.migrate(pool)
+        // An acknowledged append survives a power loss, not only a crash: GRDB sets
+        // `synchronous = NORMAL` with WAL mode, and every write goes through this connection.
+        try pool.writeWithoutTransaction { db in
+          try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        try SQLiteStorage.migrateRacing(Self.migrator, pool)
       }
     }
     self.pool = pool
@@ -85,7 +94,11 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
     guard !records.isEmpty else { return [] }
     try checkWritable("append to the shared log")
-    return try SQLiteStorage.waiting("append to the shared log", path, busyTimeout) {
+    return try await worker.run { [self] in try appendNow(records) }
+  }
+
+  private func appendNow(_ records: [SharedLogRecord]) throws -> [UInt64] {
+    try SQLiteStorage.waiting("append to the shared log", path, busyTimeout) {
       try pool.writeWithoutTransaction { db in
         var numbers: [UInt64] = []
         numbers.reserveCapacity(records.count)
@@ -121,7 +134,11 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
     guard limit > 0 else { return [] }
     let start = try Self.column(sequence)
-    return try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
+    return try await worker.run { [self] in try entriesNow(after: start, limit: limit) }
+  }
+
+  private func entriesNow(after start: Int64, limit: Int) throws -> [SharedLogEntry] {
+    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
       try pool.read { db in
         guard try hasTables(db) else { return [] }
         let rows = try Row.fetchAll(
@@ -145,6 +162,10 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func head() async throws -> UInt64 {
+    try await worker.run { [self] in try headNow() }
+  }
+
+  private func headNow() throws -> UInt64 {
     try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
       try pool.read { db in
         guard try hasTables(db) else { return 0 }
@@ -169,24 +190,34 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func latestSnapshot() async throws -> SharedSnapshot? {
-    try readSnapshot("SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1", [])
+    try await worker.run { [self] in
+      try readSnapshot("SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1", [])
+    }
   }
 
   public func snapshot(at sequence: UInt64) async throws -> SharedSnapshot? {
-    try readSnapshot(
-      "SELECT body FROM sluice_snapshot WHERE sequence = ?", [try Self.column(sequence)])
+    let number = try Self.column(sequence)
+    return try await worker.run { [self] in
+      try readSnapshot("SELECT body FROM sluice_snapshot WHERE sequence = ?", [number])
+    }
   }
 
   public func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
     try checkWritable("save a snapshot of the shared lane")
     let body = try JSONEncoder().encode(snapshot)
     let sequence = try Self.column(snapshot.sequence)
+    try await worker.run { [self] in
+      try saveSnapshotNow(sequence: sequence, hash: snapshot.hash, body: body)
+    }
+  }
+
+  private func saveSnapshotNow(sequence: Int64, hash: UInt64, body: Data) throws {
     try SQLiteStorage.waiting("save a snapshot of the shared lane", path, busyTimeout) {
       try pool.write { db in
         // The first snapshot after an entry stays: another node compares its hash with it.
         try db.execute(
           sql: "INSERT OR IGNORE INTO sluice_snapshot (sequence, hash, body) VALUES (?, ?, ?)",
-          arguments: [sequence, Int64(bitPattern: snapshot.hash), body])
+          arguments: [sequence, Int64(bitPattern: hash), body])
       }
     }
   }

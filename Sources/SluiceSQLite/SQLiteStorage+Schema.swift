@@ -48,7 +48,28 @@ extension SQLiteStorage {
     guard unknown.isEmpty else {
       throw SQLiteStorageError(.newerSchema, path: path, operation: "open", migrations: unknown)
     }
-    try migrator.migrate(writer)
+    try migrateRacing(migrator, writer)
+  }
+
+  /// Applies `migrator`'s migrations to `writer`'s file, when other processes may be applying
+  /// them at the same moment.
+  ///
+  /// GRDB's migrator reads which migrations a file has before it takes the write lock: of two
+  /// processes opening a new file at once, the second finds the tables made ("table … already
+  /// exists") or the migration recorded (a `UNIQUE` constraint of `grdb_migrations`). It then
+  /// tries again, and finds nothing left to do.
+  static func migrateRacing(_ migrator: DatabaseMigrator, _ writer: any DatabaseWriter) throws {
+    var attempt = 1
+    while true {
+      do {
+        return try migrator.migrate(writer)
+      } catch let error as DatabaseError
+        where attempt < 3
+        && (error.resultCode == .SQLITE_ERROR || error.resultCode == .SQLITE_CONSTRAINT)
+      {
+        attempt += 1
+      }
+    }
   }
 
   /// Throws unless every migration was applied to the file (or, in a file made before the

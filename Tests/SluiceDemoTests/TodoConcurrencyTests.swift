@@ -39,6 +39,26 @@ struct TodoConcurrencyTests {
     #expect(list.output.contains("6 open, 1 done."))
   }
 
+  /// The scenario: four `todo add` at once on a file that does not exist yet (the
+  /// processes also race to create its tables).
+  @Test func fourAddsAtOnceOnANewFileKeepEveryTodo() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    defer { folder.remove() }
+    let store = ["--store", folder.path("new/todos.sqlite")]
+    let runs = try await withThrowingTaskGroup(of: DemoProcess.Result.self) { group in
+      for index in 1...4 {
+        group.addTask {
+          try await DemoProcess.run(["todo", "add", "task \(index)"] + store, in: folder.url)
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    for run in runs { #expect(run.status == 0, "\(run.errors)") }
+    let list = try await DemoProcess.run(["todo", "list"] + store, in: folder.url)
+    for index in 1...4 { #expect(list.output.contains("task \(index)"), "\(list.output)") }
+    #expect(list.output.contains("4 open, 0 done."), "\(list.output)")
+  }
+
   /// A list saved by a demo before the shared lane is where the lane starts, once, however many
   /// commands run at once the first time.
   @Test func aListSavedBeforeTheSharedLaneIsKeptOnce() async throws {
