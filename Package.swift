@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "SluiceTesting", targets: ["SluiceTesting"]),
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
+    .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
   ],
   dependencies: [
@@ -20,6 +21,7 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -38,6 +40,14 @@ let package = Package(
     .target(
       name: "SluiceLogging",
       dependencies: ["Sluice", .product(name: "Logging", package: "swift-log")]),
+    // The shared lane across machines. PostgresNIO (and SwiftNIO under it) stays out of every
+    // other target: it adds minutes to a cold build.
+    .target(
+      name: "SluicePostgres",
+      dependencies: [
+        "Sluice", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .executableTarget(
       name: "SluiceDemo",
       dependencies: [
@@ -64,6 +74,12 @@ let package = Package(
     .testTarget(
       name: "SluiceSQLiteTests",
       dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting", "SluiceTestSupport"]),
+    .testTarget(
+      name: "SluicePostgresTests",
+      dependencies: [
+        "Sluice", "SluicePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .testTarget(
       name: "SluiceDemoTests",
       dependencies: [

@@ -1,0 +1,144 @@
+import Foundation
+import PostgresNIO
+
+extension PostgresLogEngine {
+  /// Where a ``PostgresLogEngine`` finds its server, and how long it waits for it.
+  ///
+  /// ```swift
+  /// var configuration = PostgresLogEngine.Configuration(
+  ///   host: "db.internal", user: "lane", password: secret, database: "orders")
+  /// configuration.timeout = .seconds(5)
+  /// let log = PostgresLogEngine(configuration: configuration)
+  /// ```
+  public struct Configuration: Sendable {
+    /// The server's host name or IP address.
+    public var host: String
+    /// The server's TCP port.
+    public var port: Int
+    /// The role the engine logs in as.
+    public var user: String
+    /// The role's password, or `nil` when the server trusts the connection.
+    public var password: String?
+    /// The database that holds the log's tables.
+    public var database: String
+    /// Whether the connections use TLS (PostgresNIO's mode and `NIOSSLContext`).
+    public var tls: PostgresConnection.Configuration.TLS
+    /// The longest time an operation may take, connecting included; past it, the operation
+    /// throws ``PostgresLogError/Kind/timedOut``.
+    ///
+    /// The server gets the same bound as `statement_timeout` and `lock_timeout`, so a node
+    /// that waits this long for the log's head gives up on the server too.
+    public var timeout: Duration
+    /// The name the engine's connections show in `pg_stat_activity`.
+    public var applicationName: String
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - host: The server's host name or IP address.
+    ///   - port: The server's TCP port.
+    ///   - user: The role the engine logs in as.
+    ///   - password: The role's password, or `nil` when the server trusts the connection.
+    ///   - database: The database that holds the log's tables.
+    ///   - tls: Whether the connections use TLS.
+    ///   - timeout: The longest time an operation may take.
+    ///   - applicationName: The name the connections show in `pg_stat_activity`.
+    public init(
+      host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
+      tls: PostgresConnection.Configuration.TLS = .disable, timeout: Duration = .seconds(10),
+      applicationName: String = "sluice"
+    ) {
+      self.host = host
+      self.port = port
+      self.user = user
+      self.password = password
+      self.database = database
+      self.tls = tls
+      self.timeout = timeout
+      self.applicationName = applicationName
+    }
+
+    /// Reads a configuration from a `postgres://` (or `postgresql://`) URL.
+    ///
+    /// The URL names the user, the password (percent-encoded), the host, the port (5432 when
+    /// absent) and the database (the user's name when absent); `?sslmode=require` or
+    /// `?sslmode=prefer` turns TLS on with the system's trust roots, and
+    /// `?application_name=NAME` names the connections.
+    ///
+    /// ```swift
+    /// let configuration = try PostgresLogEngine.Configuration(
+    ///   url: "postgres://lane:secret@db.internal:5432/orders?sslmode=require")
+    /// ```
+    ///
+    /// - Parameter url: The server's address.
+    /// - Throws: ``PostgresLogError`` with kind ``PostgresLogError/Kind/invalidURL`` when the
+    ///   URL has no host or user, another scheme, or an unknown `sslmode`.
+    public init(url: String) throws {
+      func invalid(_ detail: String) -> PostgresLogError {
+        PostgresLogError(
+          .invalidURL, operation: "read the server's address", endpoint: url, detail: detail)
+      }
+      guard let components = URLComponents(string: url),
+        let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme)
+      else { throw invalid("expected postgres://user@host:port/database") }
+      guard let host = components.host, !host.isEmpty else { throw invalid("no host") }
+      guard let user = components.user, !user.isEmpty else { throw invalid("no user") }
+      let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : ""
+      let query = components.queryItems ?? []
+      func parameter(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+      }
+      let tls: PostgresConnection.Configuration.TLS
+      switch parameter("sslmode") ?? "disable" {
+      case "disable": tls = .disable
+      case let mode where mode == "prefer" || mode == "require":
+        do {
+          let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+          tls = mode == "prefer" ? .prefer(context) : .require(context)
+        } catch {
+          throw invalid("TLS is not available: \(error)")
+        }
+      case let mode: throw invalid("unknown sslmode \(mode): use disable, prefer or require")
+      }
+      self.init(
+        host: host, port: components.port ?? 5432, user: user,
+        password: components.password, database: path.isEmpty ? user : path, tls: tls,
+        applicationName: parameter("application_name") ?? "sluice")
+    }
+
+    /// The server, as errors name it: `host:port/database`.
+    var endpoint: String { "\(host):\(port)/\(database)" }
+
+    /// PostgresNIO's configuration for one connection, with the session settings that let a
+    /// vanished node release what it holds.
+    var connection: PostgresConnection.Configuration {
+      var configuration = PostgresConnection.Configuration(
+        host: host, port: port, username: user, password: password, database: database, tls: tls)
+      let bound = Self.milliseconds(timeout)
+      configuration.options.connectTimeout = .milliseconds(bound)
+      configuration.options.additionalStartupParameters = [
+        ("application_name", applicationName),
+        // The log's numbering relies on each statement seeing what was committed before it.
+        ("default_transaction_isolation", "read committed"),
+        ("statement_timeout", "\(bound)"),
+        ("lock_timeout", "\(bound)"),
+        ("idle_in_transaction_session_timeout", "10000"),
+        // The server probes an idle client after 10 s and drops it 15 s later.
+        ("tcp_keepalives_idle", "10"),
+        ("tcp_keepalives_interval", "5"),
+        ("tcp_keepalives_count", "3"),
+      ]
+      return configuration
+    }
+
+    /// `duration` in whole milliseconds, from 1 to the largest timeout the server takes
+    /// (`Int32.max` milliseconds, about 24 days).
+    static func milliseconds(_ duration: Duration) -> Int64 {
+      let largest = Int64(Int32.max)
+      let (seconds, attoseconds) = duration.components
+      guard seconds >= 0 else { return 1 }
+      guard seconds < largest / 1_000 else { return largest }
+      return min(max(seconds * 1_000 + attoseconds / 1_000_000_000_000_000, 1), largest)
+    }
+  }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import PostgresNIO
+import Sluice
+
+/// A shared log in a PostgreSQL database: nodes on several machines that use the same database
+/// share one lane's order through it.
+///
+/// Each append is one statement, a call of a server-side function that locks the log's head row
+/// (`SELECT … FOR UPDATE` on `sluice_lane_head`), adds the batch's new records numbered right
+/// after the head, moves the head, and notifies `sluice_log`, all in one transaction. The row
+/// lock makes appenders take turns, so commit order is number order and every reader sees a
+/// gap-free prefix of the log; the `UNIQUE (origin, origin_sequence)` constraint backs up the
+/// rule that a record already in the log keeps its number.
+///
+/// ```swift
+/// let log = try PostgresLogEngine(url: "postgres://lane@db.internal/orders")
+/// let numbers = try await log.append([record])
+/// try await log.waitForEntries(after: lastSeen, timeout: .seconds(30))
+/// let entries = try await log.entries(after: lastSeen, limit: 500)
+/// await log.close()
+/// ```
+///
+/// The engine connects on first use, creates the tables when they are missing, and keeps one
+/// connection for appends and reads plus, once a node waits, one that listens for appends. Every
+/// operation is bounded by ``Configuration/timeout``; an unreachable server, a lost connection
+/// or a slow answer is a thrown ``PostgresLogError``, and the next operation connects again. An
+/// operation that lost its connection is tried once more on a new one (for an append, that is
+/// safe: a record already in the log keeps its number).
+///
+/// A node that vanishes in the middle of an append holds nothing: the append is one statement,
+/// which the server runs to its end or rolls back. The sessions also set
+/// `idle_in_transaction_session_timeout`, `statement_timeout`, `lock_timeout` and TCP
+/// keepalives.
+public final class PostgresLogEngine: SharedLogEngine {
+  // Sendable: immutable; `LogConnection` is an actor and `LogNotifications` is Sendable.
+  /// Where the server is, and how long an operation may take.
+  public let configuration: Configuration
+  private let connection: LogConnection
+  private let notifications: LogNotifications
+
+  /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)`` while
+  /// the listening connection is down.
+  static var longestPoll: Duration { .milliseconds(50) }
+  /// The longest pause between two looks at the log while notifications arrive: a safety net
+  /// for a listening connection that died without the engine noticing.
+  static var longestPollWhileListening: Duration { .milliseconds(250) }
+
+  /// Creates an engine for the log in `configuration`'s database.
+  ///
+  /// Nothing is sent to the server yet: the first operation connects, and creates the log's
+  /// tables when they are missing.
+  ///
+  /// - Parameter configuration: Where the server is, and how long an operation may take.
+  public init(configuration: Configuration) {
+    self.configuration = configuration
+    self.connection = LogConnection(configuration: configuration)
+    self.notifications = LogNotifications(configuration: configuration)
+  }
+
+  /// Creates an engine for the log at a `postgres://` URL.
+  ///
+  /// ```swift
+  /// let log = try PostgresLogEngine(url: "postgres://lane:secret@db.internal:5432/orders")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - url: The server's address, as ``Configuration/init(url:)`` reads it.
+  ///   - timeout: The longest time an operation may take.
+  /// - Throws: ``PostgresLogError`` with kind ``PostgresLogError/Kind/invalidURL``.
+  public convenience init(url: String, timeout: Duration = .seconds(10)) throws {
+    var configuration = try Configuration(url: url)
+    configuration.timeout = timeout
+    self.init(configuration: configuration)
+  }
+
+  deinit {
+    notifications.stop()
+  }
+
+  /// Closes the engine's connections; later operations throw ``PostgresLogError`` with kind
+  /// ``PostgresLogError/Kind/closed``, and waits in progress return.
+  public func close() async {
+    notifications.stop()
+    await connection.close()
+  }
+
+  /// Appends `records` in one batch and returns their sequence numbers, in order.
+  ///
+  /// New records are numbered right after the log's last entry, in the batch's order; a record
+  /// whose origin and origin sequence are already in the log, or earlier in the batch, gets
+  /// that entry's number and is not added again.
+  ///
+  /// - Parameter records: The batch.
+  /// - Returns: Each record's number in the log.
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
+  ///   time (the batch may then have been appended: appending it again returns its numbers),
+  ///   or `SharedLogError` (``SharedLogError/Kind/numberOutOfRange(_:)``) for an origin
+  ///   sequence larger than `Int64.max`, and nothing is appended.
+  /// - Complexity: One round trip to the server.
+  public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
+    guard !records.isEmpty else { return [] }
+    let operation = "append to the shared log"
+    let originSequences = try records.map { try Self.column($0.originSequence) }
+    let query = LogSchema.append(
+      origins: records.map(\.origin), originSequences: originSequences,
+      names: records.map(\.name), payloads: records.map { ByteBuffer(bytes: $0.payload) })
+    let stored = try await run(operation) { connection in
+      var numbers: [Int64]?
+      for try await row in try await connection.query(query, logger: LogConnection.logger) {
+        numbers = try row.decode([Int64]?.self)
+      }
+      return numbers
+    }
+    guard let stored, stored.count == records.count else {
+      throw unexpected(operation, "the append returned no number for some records")
+    }
+    return try stored.map { try number($0, operation) }
+  }
+
+  /// The entries after `sequence`, in order, at most `limit` of them.
+  ///
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
+  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
+  public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
+    guard limit > 0 else { return [] }
+    let operation = "read the shared log"
+    let query = LogSchema.entries(after: try Self.column(sequence), limit: Int64(limit))
+    let rows = try await run(operation) { connection in
+      var rows: [(Int64, String, Int64, String, Data)] = []
+      let result = try await connection.query(query, logger: LogConnection.logger)
+      for try await row in result.decode((Int64, String, Int64, String, Data).self) {
+        rows.append(row)
+      }
+      return rows
+    }
+    return try rows.map { number, origin, originSequence, name, payload in
+      SharedLogEntry(
+        sequence: try self.number(number, operation),
+        record: SharedLogRecord(
+          origin: origin, originSequence: try self.number(originSequence, operation), name: name,
+          payload: payload))
+    }
+  }
+
+  /// The number of the last entry, 0 for an empty log.
+  ///
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
+  ///   time.
+  public func head() async throws -> UInt64 {
+    let operation = "read the shared log"
+    let head = try await run(operation) { connection in
+      var head: Int64?
+      for try await row in try await connection.query(LogSchema.head, logger: LogConnection.logger)
+      {
+        head = try row.decode(Int64.self)
+      }
+      return head
+    }
+    guard let head else { throw unexpected(operation, "the head row is missing") }
+    return try number(head, operation)
+  }
+
+  /// Returns once the log has an entry after `sequence`, or after `timeout`, whichever comes
+  /// first, without spinning.
+  ///
+  /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on a connection
+  /// of its own), so an append by another node wakes it within a round trip. Notifications are
+  /// not durable, so it also looks at the log's head, pausing 1 ms, then twice as long each time,
+  /// up to 50 ms while the listening connection is down and 250 ms while it is up.
+  ///
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached, or `CancellationError`
+  ///   when the task is cancelled.
+  public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    var pause = Duration.milliseconds(1)
+    while true {
+      let (generation, isListening) = notifications.observe()
+      if try await head() > sequence { return }
+      let now = clock.now
+      guard now < deadline else { return }
+      await notifications.wait(after: generation, atMost: min(pause, now.duration(to: deadline)))
+      try Task.checkCancellation()
+      pause = min(pause * 2, isListening ? Self.longestPollWhileListening : Self.longestPoll)
+    }
+  }
+
+  /// Runs `body` on the engine's connection within the timeout, trying once more on a new
+  /// connection when the first one was lost.
+  private func run<Result: Sendable>(
+    _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+  ) async throws -> Result {
+    let deadline = ContinuousClock.now.advanced(by: configuration.timeout)
+    var attempt = 1
+    while true {
+      let failure: PostgresLogError
+      do {
+        return try await bounded(operation, until: deadline) { [connection] in
+          let current = try await connection.connection(for: operation)
+          do {
+            return try await body(current)
+          } catch {
+            if current.isClosed || PostgresLogError.losesConnection(error) {
+              await connection.discard(current)
+            }
+            throw error
+          }
+        }
+      } catch let error as PostgresLogError {
+        failure = error
+      } catch is CancellationError {
+        throw CancellationError()
+      } catch {
+        failure = PostgresLogError(error, operation: operation, endpoint: configuration.endpoint)
+      }
+      guard failure.kind == .unreachable, attempt < 2, ContinuousClock.now < deadline else {
+        throw failure
+      }
+      attempt += 1
+    }
+  }
+
+  /// Runs `body`, or throws ``PostgresLogError/Kind/timedOut`` at `deadline` after closing the
+  /// connection, which makes a statement still running on it fail at once.
+  private func bounded<Result: Sendable>(
+    _ operation: String, until deadline: ContinuousClock.Instant,
+    _ body: @escaping @Sendable () async throws -> Result
+  ) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+      group.addTask { try await body() }
+      group.addTask {
+        try await Task.sleep(until: deadline, clock: .continuous)
+        return nil
+      }
+      defer { group.cancelAll() }
+      if let first = try await group.next(), let result = first {
+        return result
+      }
+      try Task.checkCancellation()
+      // The deadline passed first.
+      await connection.discardCurrent()
+      throw PostgresLogError(
+        .timedOut, operation: operation, endpoint: configuration.endpoint,
+        detail: "no answer within \(configuration.timeout)")
+    }
+  }
+
+  /// A number as PostgreSQL stores it (a signed 64-bit integer).
+  private static func column(_ number: UInt64) throws -> Int64 {
+    guard let value = Int64(exactly: number) else {
+      throw SharedLogError(.numberOutOfRange(number), operation: "use the shared log")
+    }
+    return value
+  }
+
+  /// A number the server sent, which a log never makes negative.
+  private func number(_ value: Int64, _ operation: String) throws -> UInt64 {
+    guard let number = UInt64(exactly: value) else {
+      throw unexpected(operation, "a negative number (\(value))")
+    }
+    return number
+  }
+
+  private func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
+    PostgresLogError(
+      .unexpectedResponse, operation: operation, endpoint: configuration.endpoint, detail: detail)
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import PostgresNIO
+import Sluice
+import SluicePostgres
+import Testing
+
+/// What an engine is made from, and an engine with no server behind it.
+@Suite struct PostgresLogEngineConfigurationTests {
+  @Test func aURLNamesTheServerTheUserAndTheDatabase() throws {
+    let full = try PostgresLogEngine.Configuration(
+      url: "postgres://lane:p%40ss@db.internal:6543/orders?application_name=node-1")
+    #expect(full.host == "db.internal")
+    #expect(full.port == 6543)
+    #expect(full.user == "lane")
+    #expect(full.password == "p@ss")
+    #expect(full.database == "orders")
+    #expect(full.applicationName == "node-1")
+    #expect(!full.tls.isAllowed)
+    let short = try PostgresLogEngine.Configuration(url: "postgresql://lane@localhost")
+    #expect(short.port == 5432)
+    #expect(short.password == nil)
+    #expect(short.database == "lane")
+    #expect(short.applicationName == "sluice")
+  }
+
+  @Test(arguments: [
+    "mysql://lane@db/orders", "postgres:///orders", "postgres://db.internal/orders",
+    "postgres://lane@db/orders?sslmode=verify-full", "not a url",
+  ])
+  func anAddressThatIsNotAPostgresURLIsRejected(url: String) {
+    #expect {
+      _ = try PostgresLogEngine(url: url)
+    } throws: { error in
+      (error as? PostgresLogError)?.kind == .invalidURL
+    }
+  }
+
+  @Test func aServerThatIsNotThereIsAnErrorValue() async throws {
+    // A port that was free a moment ago: nothing listens there.
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .bind(host: "127.0.0.1", port: 0).get()
+    let port = try #require(channel.localAddress?.port)
+    try await channel.close()
+    let log = PostgresLogEngine(
+      configuration: .init(host: "127.0.0.1", port: port, user: "nobody", database: "none"))
+    let clock = ContinuousClock()
+    let elapsed = await clock.measure {
+      await #expect {
+        _ = try await log.append([
+          SharedLogRecord(origin: "a", originSequence: 1, name: "n", payload: Data())
+        ])
+      } throws: { error in
+        let error = error as? PostgresLogError
+        return error?.kind == .unreachable && error?.endpoint == "127.0.0.1:\(port)/none"
+      }
+    }
+    #expect(elapsed < .seconds(5))
+    await #expect(throws: PostgresLogError.self) { try await log.head() }
+    await log.close()
+  }
+
+  @Test func errorsSayWhatFailedInWords() {
+    let error = PostgresLogError(
+      .server, operation: "append to the shared log", endpoint: "db:5432/orders",
+      sqlState: "42P01", detail: "relation \"sluice_log\" does not exist")
+    #expect(
+      error.description
+        == "could not append to the shared log: the server at db:5432/orders refused it "
+        + "(SQLSTATE 42P01): relation \"sluice_log\" does not exist")
+  }
+}
