@@ -21,19 +21,27 @@ enum LogSchema {
     DO $setup$
     BEGIN
       PERFORM pg_advisory_xact_lock(7236828213577265);
-      CREATE TABLE IF NOT EXISTS sluice_log (
-        sequence bigint PRIMARY KEY,
-        origin text NOT NULL,
-        origin_sequence bigint NOT NULL,
-        name text NOT NULL,
-        payload bytea NOT NULL,
-        UNIQUE (origin, origin_sequence));
-      CREATE TABLE IF NOT EXISTS sluice_lane_head (
-        id int PRIMARY KEY,
-        sequence bigint NOT NULL);
-      INSERT INTO sluice_lane_head (id, sequence)
-        SELECT 1, coalesce(max(sequence), 0) FROM sluice_log
-        ON CONFLICT (id) DO NOTHING;
+      -- Checked first: CREATE … IF NOT EXISTS needs the right to create, even for a table that
+      -- exists, and a role that only appends may lack it.
+      IF to_regclass('sluice_log') IS NULL THEN
+        CREATE TABLE sluice_log (
+          sequence bigint PRIMARY KEY,
+          origin text NOT NULL,
+          origin_sequence bigint NOT NULL,
+          name text NOT NULL,
+          payload bytea NOT NULL,
+          UNIQUE (origin, origin_sequence));
+      END IF;
+      IF to_regclass('sluice_lane_head') IS NULL THEN
+        CREATE TABLE sluice_lane_head (
+          id int PRIMARY KEY,
+          sequence bigint NOT NULL);
+      END IF;
+      IF NOT EXISTS (SELECT 1 FROM sluice_lane_head WHERE id = 1) THEN
+        INSERT INTO sluice_lane_head (id, sequence)
+          SELECT 1, coalesce(max(sequence), 0) FROM sluice_log
+          ON CONFLICT (id) DO NOTHING;
+      END IF;
       IF to_regprocedure('sluice_append_v1(text[], bigint[], text[], bytea[])') IS NULL THEN
         CREATE FUNCTION sluice_append_v1(
           origins text[], origin_sequences bigint[], names text[], payloads bytea[])

@@ -94,7 +94,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// - Returns: Each record's number in the log.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time (the batch may then have been appended: appending it again returns its numbers),
-  ///   or `SharedLogError` (``SharedLogError/Kind/numberOutOfRange(_:)``) for an origin
+  ///   or `SharedLogError` (`.numberOutOfRange`) for an origin
   ///   sequence larger than `Int64.max`, and nothing is appended.
   /// - Complexity: One round trip to the server.
   public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {

@@ -73,6 +73,7 @@ final class PostgresServer: Sendable {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try Data("\(getpid())".utf8).write(to: folder.appendingPathComponent("owner"))
     if geteuid() == 0 {
+      // PostgreSQL refuses to run as root: the server runs as the `postgres` user.
       try await run("/bin/chown", ["postgres:postgres", folder.path], log: nil)
     }
     let server = PostgresServer(folder: folder, port: try await freePort(), bin: bin)
