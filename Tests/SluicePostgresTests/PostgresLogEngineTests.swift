@@ -175,6 +175,29 @@ struct PostgresLogEngineTests {
     await log.close()
   }
 
+  @Test func anEngineReleasedWithoutClosingClosesItsConnections() async throws {
+    let server = try PostgresServer.required
+    let configuration = try await server.makeDatabase()
+    let count: PostgresQuery = """
+      SELECT count(*)::text FROM pg_stat_activity
+      WHERE application_name = \(configuration.applicationName)
+      """
+    do {
+      let log = PostgresLogEngine(configuration: configuration)
+      #expect(try await log.append([Self.record("a", 1)]) == [1])
+      try await log.waitForEntries(after: 1, timeout: .milliseconds(50))
+    }
+    // The server sees the connections go within a few round trips; it is asked every 20 ms.
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: .seconds(5))
+    var open = try await server.execute(count, in: "postgres")
+    while open != ["0"], clock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+      open = try await server.execute(count, in: "postgres")
+    }
+    #expect(open == ["0"])
+  }
+
   @Test func aClosedEngineThrowsAndEndsItsWaits() async throws {
     let log = PostgresLogEngine(configuration: try await PostgresServer.required.makeDatabase())
     #expect(try await log.append([Self.record("a", 1)]) == [1])
