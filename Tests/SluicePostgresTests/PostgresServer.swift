@@ -195,15 +195,14 @@ final class PostgresServer: Sendable {
   static let logger = Logger(
     label: "sluice.postgres.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
-  /// Runs `initdb` or `pg_ctl`, as `postgres` when the tests run as root.
+  /// Runs `initdb` or `pg_ctl`, as `postgres` when the tests run as root, at a low priority
+  /// (`nice`, which the server inherits): on a machine with few cores, `initdb` and the server
+  /// would otherwise take the processor from the timing-sensitive tests that run beside them.
   private func pgTool(_ name: String, _ arguments: [String]) async throws {
     let tool = bin.appendingPathComponent(name).path
     let log = URL(fileURLWithPath: path("commands.log"))
-    if geteuid() == 0 {
-      try await Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments, log: log)
-    } else {
-      try await Self.run(tool, arguments, log: log)
-    }
+    let user = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+    try await Self.run("/usr/bin/nice", ["-n", "10"] + user + [tool] + arguments, log: log)
   }
 
   /// Runs a program to its end, its output appended to `log`; throws when it fails.
