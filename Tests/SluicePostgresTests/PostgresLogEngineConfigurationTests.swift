@@ -42,7 +42,8 @@ import Testing
     let port = try #require(channel.localAddress?.port)
     try await channel.close()
     let log = PostgresLogEngine(
-      configuration: .init(host: "127.0.0.1", port: port, user: "nobody", database: "none"))
+      configuration: .init(
+        host: "127.0.0.1", port: port, user: "nobody", database: "none", timeout: .seconds(3)))
     let clock = ContinuousClock()
     let elapsed = await clock.measure {
       await #expect {
@@ -50,11 +51,13 @@ import Testing
           SharedLogRecord(origin: "a", originSequence: 1, name: "n", payload: Data())
         ])
       } throws: { error in
+        // Refused at once, or, on a machine too busy to see the refusal, out of time.
         let error = error as? PostgresLogError
-        return error?.kind == .unreachable && error?.endpoint == "127.0.0.1:\(port)/none"
+        return [.unreachable, .timedOut].contains(error?.kind)
+          && error?.endpoint == "127.0.0.1:\(port)/none"
       }
     }
-    #expect(elapsed < .seconds(5))
+    #expect(elapsed < .seconds(10))
     await #expect(throws: PostgresLogError.self) { try await log.head() }
     await log.close()
   }
