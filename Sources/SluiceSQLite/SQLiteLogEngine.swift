@@ -55,10 +55,31 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     self.pool = pool
   }
 
-  /// Whether the file has the log's tables (always, in read-write mode).
-  private func hasTables(_ db: Database) throws -> Bool {
+  /// Whether the file has `table` (always, in read-write mode, which made it).
+  private func has(_ table: String, _ db: Database) throws -> Bool {
     if mode == .readWrite { return true }
-    return try db.tableExists("sluice_log")
+    return try db.tableExists(table)
+  }
+
+  /// Reads in a transaction of its own, on the engine's thread.
+  private func reading<T: Sendable>(
+    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    try await worker.run { [self] in
+      try SQLiteStorage.waiting(operation, path, busyTimeout) { try pool.read(body) }
+    }
+  }
+
+  /// Writes on the engine's thread; `body` opens its own transaction.
+  private func writing<T: Sendable>(
+    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    try checkWritable(operation)
+    return try await worker.run { [self] in
+      try SQLiteStorage.waiting(operation, path, busyTimeout) {
+        try pool.writeWithoutTransaction(body)
+      }
+    }
   }
 
   /// Throws in read-only mode.
@@ -93,84 +114,63 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
 
   public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
     guard !records.isEmpty else { return [] }
-    try checkWritable("append to the shared log")
-    return try await worker.run { [self] in try appendNow(records) }
-  }
-
-  private func appendNow(_ records: [SharedLogRecord]) throws -> [UInt64] {
-    try SQLiteStorage.waiting("append to the shared log", path, busyTimeout) {
-      try pool.writeWithoutTransaction { db in
-        var numbers: [UInt64] = []
-        numbers.reserveCapacity(records.count)
-        try db.inTransaction(.immediate) {
-          var head = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0
-          for record in records {
-            let originSequence = try Self.column(record.originSequence)
-            let lookup = try db.cachedStatement(
-              sql: "SELECT sequence FROM sluice_log WHERE origin = ? AND origin_sequence = ?")
-            if let existing = try Int64.fetchOne(
-              lookup, arguments: [record.origin, originSequence])
-            {
-              numbers.append(UInt64(existing))
-              continue
-            }
-            head += 1
-            try db.cachedStatement(
-              sql: """
-                INSERT INTO sluice_log (sequence, origin, origin_sequence, name, payload)
-                VALUES (?, ?, ?, ?, ?)
-                """
-            ).execute(
-              arguments: [head, record.origin, originSequence, record.name, record.payload])
-            numbers.append(UInt64(head))
+    return try await writing("append to the shared log") { db in
+      var numbers: [UInt64] = []
+      numbers.reserveCapacity(records.count)
+      try db.inTransaction(.immediate) {
+        var head = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0
+        for record in records {
+          let originSequence = try Self.column(record.originSequence)
+          let lookup = try db.cachedStatement(
+            sql: "SELECT sequence FROM sluice_log WHERE origin = ? AND origin_sequence = ?")
+          if let existing = try Int64.fetchOne(lookup, arguments: [record.origin, originSequence]) {
+            numbers.append(UInt64(existing))
+            continue
           }
-          return .commit
+          head += 1
+          try db.cachedStatement(
+            sql: """
+              INSERT INTO sluice_log (sequence, origin, origin_sequence, name, payload)
+              VALUES (?, ?, ?, ?, ?)
+              """
+          ).execute(
+            arguments: [head, record.origin, originSequence, record.name, record.payload])
+          numbers.append(UInt64(head))
         }
-        return numbers
+        return .commit
       }
+      return numbers
     }
   }
 
   public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
     guard limit > 0 else { return [] }
     let start = try Self.column(sequence)
-    return try await worker.run { [self] in try entriesNow(after: start, limit: limit) }
-  }
-
-  private func entriesNow(after start: Int64, limit: Int) throws -> [SharedLogEntry] {
-    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
-      try pool.read { db in
-        guard try hasTables(db) else { return [] }
-        let rows = try Row.fetchAll(
-          db,
-          sql: """
-            SELECT sequence, origin, origin_sequence, name, payload FROM sluice_log
-            WHERE sequence > ? ORDER BY sequence LIMIT ?
-            """,
-          arguments: [start, limit])
-        return rows.map { row in
-          let number: Int64 = row["sequence"]
-          let originSequence: Int64 = row["origin_sequence"]
-          return SharedLogEntry(
-            sequence: UInt64(number),
-            record: SharedLogRecord(
-              origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
-              payload: row["payload"]))
-        }
+    return try await reading("read the shared log") { [self] db in
+      guard try has("sluice_log", db) else { return [] }
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT sequence, origin, origin_sequence, name, payload FROM sluice_log
+          WHERE sequence > ? ORDER BY sequence LIMIT ?
+          """,
+        arguments: [start, limit])
+      return rows.map { row in
+        let number: Int64 = row["sequence"]
+        let originSequence: Int64 = row["origin_sequence"]
+        return SharedLogEntry(
+          sequence: UInt64(number),
+          record: SharedLogRecord(
+            origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
+            payload: row["payload"]))
       }
     }
   }
 
   public func head() async throws -> UInt64 {
-    try await worker.run { [self] in try headNow() }
-  }
-
-  private func headNow() throws -> UInt64 {
-    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) {
-      try pool.read { db in
-        guard try hasTables(db) else { return 0 }
-        return UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
-      }
+    try await reading("read the shared log") { [self] db in
+      guard try has("sluice_log", db) else { return 0 }
+      return UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
     }
   }
 
@@ -190,46 +190,30 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func latestSnapshot() async throws -> SharedSnapshot? {
-    try await worker.run { [self] in
-      try readSnapshot("SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1", [])
-    }
+    try await readSnapshot("SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1", [])
   }
 
   public func snapshot(at sequence: UInt64) async throws -> SharedSnapshot? {
-    let number = try Self.column(sequence)
-    return try await worker.run { [self] in
-      try readSnapshot("SELECT body FROM sluice_snapshot WHERE sequence = ?", [number])
-    }
+    try await readSnapshot(
+      "SELECT body FROM sluice_snapshot WHERE sequence = ?", [try Self.column(sequence)])
   }
 
   public func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
-    try checkWritable("save a snapshot of the shared lane")
     let body = try JSONEncoder().encode(snapshot)
     let sequence = try Self.column(snapshot.sequence)
-    try await worker.run { [self] in
-      try saveSnapshotNow(sequence: sequence, hash: snapshot.hash, body: body)
+    let hash = Int64(bitPattern: snapshot.hash)
+    try await writing("save a snapshot of the shared lane") { db in
+      // The first snapshot after an entry stays: another node compares its hash with it.
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO sluice_snapshot (sequence, hash, body) VALUES (?, ?, ?)",
+        arguments: [sequence, hash, body])
     }
   }
 
-  private func saveSnapshotNow(sequence: Int64, hash: UInt64, body: Data) throws {
-    try SQLiteStorage.waiting("save a snapshot of the shared lane", path, busyTimeout) {
-      try pool.write { db in
-        // The first snapshot after an entry stays: another node compares its hash with it.
-        try db.execute(
-          sql: "INSERT OR IGNORE INTO sluice_snapshot (sequence, hash, body) VALUES (?, ?, ?)",
-          arguments: [sequence, Int64(bitPattern: hash), body])
-      }
-    }
-  }
-
-  private func readSnapshot(_ sql: String, _ arguments: StatementArguments) throws
-    -> SharedSnapshot?
-  {
-    let body = try SQLiteStorage.waiting("read the shared lane's snapshots", path, busyTimeout) {
-      try pool.read { db -> Data? in
-        if mode == .readOnly, try !db.tableExists("sluice_snapshot") { return nil }
-        return try Data.fetchOne(db, sql: sql, arguments: arguments)
-      }
+  private func readSnapshot(_ sql: String, _ arguments: [Int64]) async throws -> SharedSnapshot? {
+    let body = try await reading("read the shared lane's snapshots") { [self] db -> Data? in
+      guard try has("sluice_snapshot", db) else { return nil }
+      return try Data.fetchOne(db, sql: sql, arguments: StatementArguments(arguments))
     }
     return try body.map { try JSONDecoder().decode(SharedSnapshot.self, from: $0) }
   }
