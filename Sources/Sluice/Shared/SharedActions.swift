@@ -44,7 +44,7 @@ public struct SharedActions: Sendable {
       name: name,
       encode: { action in
         guard let typed = action as? A else { return nil }
-        return try Self.encoder.encode(typed)
+        return try Self.sortedKeysEncoder().encode(typed)
       },
       decode: { data, decoder in try decoder.decode(A.self, from: data) })
     copy.byName[name] = entry
@@ -92,8 +92,10 @@ public struct SharedActions: Sendable {
     }
   }
 
-  /// Sorted keys: the same action encodes to the same bytes on every node.
-  private static var encoder: JSONEncoder {
+  /// A JSON encoder with sorted keys: the same value encodes to the same bytes on every node
+  /// (actions in the log, states in snapshots). A new one per use: encoders are not shared
+  /// across threads.
+  static func sortedKeysEncoder() -> JSONEncoder {
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     return encoder

@@ -2,7 +2,7 @@ import Foundation
 
 /// A store shared for snapshots: how to read its state as JSON, and how to replace it.
 struct SharedPart: Sendable {
-  let encode: @Sendable () throws -> Data?
+  let encode: @Sendable () throws -> Data
   let restore: @Sendable (Data) throws -> Void
 }
 
@@ -135,9 +135,7 @@ struct SharedFollower: Sendable {
   ) async throws -> SharedLaneError? {
     guard let snapshots = checkedSnapshots, sequence % interval == 0 else { return nil }
     var states: [String: Data] = [:]
-    for (name, part) in parts {
-      if let data = try part.encode() { states[name] = data }
-    }
+    for (name, part) in parts { states[name] = try part.encode() }
     let mine = SharedSnapshot(sequence: sequence, states: states, origins: origins)
     if let saved = try await snapshots.snapshot(at: sequence) {
       let shared = Set(saved.states.keys).intersection(states.keys)

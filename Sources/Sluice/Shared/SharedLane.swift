@@ -132,11 +132,7 @@ public final class SharedLane: Sendable {
     }
     // The lane keeps the store: its state is part of what the nodes compare.
     let part = SharedPart(
-      encode: {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(store.state)
-      },
+      encode: { try SharedActions.sortedKeysEncoder().encode(store.state) },
       restore: { data in
         store.core.replaceState(with: try JSONDecoder().decode(State.self, from: data))
       })
@@ -184,7 +180,7 @@ public final class SharedLane: Sendable {
     }
   }
 
-  // MARK: - The node's two loops
+  // MARK: - The appending loop (the applying one is `SharedFollower`)
 
   /// Appends every batch the outbox has, retrying after a failure with a growing pause.
   private static func append(_ engine: any SharedLogEngine, _ outbox: SharedOutbox) async {

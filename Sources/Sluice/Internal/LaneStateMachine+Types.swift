@@ -1,0 +1,70 @@
+// The values the lane's state machine keeps: its queued items, who waits for a chain, and who
+// drains (see LaneStateMachine.swift for the machine itself).
+
+extension LaneStateMachine {
+  /// A queued item: its payload and two words (the lane's queue holds a million actions in
+  /// 32 MB with its two-word payload).
+  struct Item {
+    var payload: Payload
+    var seq: Seq
+    /// The root (low 63 bits: sequence numbers never get near 2^63) and the bypass flag (top
+    /// bit).
+    private var rootAndBypass: Seq
+
+    private static var bypassBit: Seq { 1 << 63 }
+
+    init(payload: Payload, seq: Seq, root: Seq, bypass: Bool) {
+      self.payload = payload
+      self.seq = seq
+      rootAndBypass = root | (bypass ? Self.bypassBit : 0)
+    }
+
+    /// The root whose chain the item belongs to; 0 for none.
+    var root: Seq {
+      get { rootAndBypass & ~Self.bypassBit }
+      set { rootAndBypass = newValue | (rootAndBypass & Self.bypassBit) }
+    }
+
+    /// Whether the item is lane work that runs even while the lane is paused.
+    var bypass: Bool { rootAndBypass & Self.bypassBit != 0 }
+  }
+
+  /// Who waits for a root's chain.
+  enum Waiter {
+    /// A thread blocked in a synchronous call; it reads its outcome when woken.
+    case thread
+    /// A task suspended in `send` or `performAsync`; resumed when the chain is complete, even
+    /// if that is after a lock is released.
+    case resume(Resumer)
+    /// The drainer serving this chain (it does not block).
+    case drainer
+  }
+
+  struct Root {
+    /// Items of the chain not processed yet (queued or running).
+    var outstanding: Int
+    /// Items of the chain waiting in the main queue (held while the lane is paused).
+    var inMain: Int
+    var waiter: Waiter
+  }
+
+  /// What a blocked thread learns when it is woken.
+  enum Outcome: Equatable {
+    /// Its chain is done, or cannot go on until a lock is released: return.
+    case finished
+    /// It holds the lane now: drain until its chain is done.
+    case drain
+  }
+
+  enum Drainer: Equatable {
+    case none
+    /// Claimed with the lock-free shortcut, for one item that was never queued.
+    case fast
+    /// A caller serving its root's chain (0: a chain that is already done).
+    case caller(Seq)
+    /// The lane's worker queue: drains until nothing can run. Until its block starts running
+    /// (`started` is false), a caller that would wait for it takes the lane instead, so no
+    /// caller ever waits for a thread that does not exist yet.
+    case worker(started: Bool)
+  }
+}
