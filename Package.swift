@@ -68,7 +68,7 @@ let package = Package(
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
-    .target(name: "SluiceTestSupport", path: "Tests/SluiceTestSupport"),
+    .target(name: "SluiceTestSupport", dependencies: ["Sluice"], path: "Tests/SluiceTestSupport"),
     // Opens pseudo-terminals for the demo's tests: glibc hides posix_openpt and friends from Swift.
     .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),
     .testTarget(

@@ -57,42 +57,14 @@ extension SharedLaneSQLiteTests {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let path = folder.path("lane.sqlite")
-    let first = try SharedLane(
-      engine: try SQLiteLogEngine(path: path), actions: Self.actions, node: "first",
-      snapshotInterval: 50)
-    let store = Store(initialState: [String](), dispatcher: first.dispatcher, reducer: Self.reducer)
-    try first.share(store, as: "appends")
-    try await first.start()
-    for index in 0..<120 { store.dispatch(Append(node: 0, index: index)) }
-    try await first.flush()
-    let log = try SQLiteLogEngine(path: path)
-    let latest = try #require(try await log.latestSnapshot())
-    #expect(latest.sequence == 100)
-    #expect(latest.origins["first"] != nil)
-
-    let reduced = Recorder()
-    let counting = Reducer<[String]>().on(Append.self) { state, action in
-      reduced.add()
-      state.append("\(action.node).\(action.index)")
-    }
-    let second = try SharedLane(
-      engine: try SQLiteLogEngine(path: path), actions: Self.actions, node: "second",
-      snapshotInterval: 50)
-    let copy = Store(initialState: [String](), dispatcher: second.dispatcher, reducer: counting)
-    try second.share(copy, as: "appends")
-    try await second.start()
-    #expect(copy.state == store.state)
-    #expect(reduced.count < 120)
-    await first.stop()
-    await second.stop()
+    let started = try await SharedTextsNode.startLater { try SQLiteLogEngine(path: path) }
+    #expect(started.mismatches.isEmpty, "\(started.mismatches)")
   }
 
-  /// Counts calls from any thread.
-  final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func add() { lock.withLock { value += 1 } }
-    var count: Int { lock.withLock { value } }
+  @Test func nodesOnOneFileWhoseStatesDifferAtASnapshotReportTheDivergence() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    let path = folder.path("lane.sqlite")
+    #expect(try await SharedTextsNode.diverge { try SQLiteLogEngine(path: path) } == [20])
   }
 }

@@ -129,24 +129,29 @@ struct SharedFollower: Sendable {
   }
 
   /// At a multiple of the interval: compares this node's states with the snapshot saved
-  /// there, or saves one; returns the divergence, if any.
+  /// there, saving one first when there is none; returns the divergence, if any.
   private func checkSnapshot(
     at sequence: UInt64, origins: [String: UInt64]
   ) async throws -> SharedLaneError? {
     guard let snapshots = checkedSnapshots, sequence % interval == 0 else { return nil }
     var states: [String: Data] = [:]
     for (name, part) in parts { states[name] = try part.encode() }
-    let mine = SharedSnapshot(sequence: sequence, states: states, origins: origins)
-    if let saved = try await snapshots.snapshot(at: sequence) {
-      let shared = Set(saved.states.keys).intersection(states.keys)
-      let theirs = SharedSnapshot.hash(of: saved.states.filter { shared.contains($0.key) })
-      let ours = SharedSnapshot.hash(of: states.filter { shared.contains($0.key) })
-      guard theirs == ours else {
-        return SharedLaneError(.divergence(sequence: sequence, expected: theirs, found: ours))
-      }
-      return nil
+    var saved = try await snapshots.snapshot(at: sequence)
+    if saved == nil {
+      try await snapshots.saveSnapshot(
+        SharedSnapshot(sequence: sequence, states: states, origins: origins))
+      // Another node may have saved one since the look: the first one stays, and it is the one
+      // to compare with (otherwise two nodes that both found none would both miss a
+      // difference).
+      saved = try await snapshots.snapshot(at: sequence)
     }
-    try await snapshots.saveSnapshot(mine)
+    guard let saved else { return nil }
+    let shared = Set(saved.states.keys).intersection(states.keys)
+    let theirs = SharedSnapshot.hash(of: saved.states.filter { shared.contains($0.key) })
+    let ours = SharedSnapshot.hash(of: states.filter { shared.contains($0.key) })
+    guard theirs == ours else {
+      return SharedLaneError(.divergence(sequence: sequence, expected: theirs, found: ours))
+    }
     return nil
   }
 

@@ -258,7 +258,8 @@ extension SharedLaneTests {
 extension SharedLaneTests {
   /// A node whose store is shared for snapshots.
   static func snapshotted(
-    _ engine: InMemoryLogEngine, name: String, reducer: Reducer<[String]> = SharedLaneTests.reducer
+    _ engine: some SharedLogEngine, name: String,
+    reducer: Reducer<[String]> = SharedLaneTests.reducer
   ) async throws -> (SharedLane, Store<[String]>) {
     let lane = try SharedLane(
       engine: engine, actions: SharedLaneTests.actions, node: name, snapshotInterval: 10)
