@@ -77,7 +77,8 @@ let package = Package(
     .testTarget(
       name: "SluicePostgresTests",
       dependencies: [
-        "Sluice", "SluicePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+        "Sluice", "SluicePostgres", "SluiceTestSupport",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(

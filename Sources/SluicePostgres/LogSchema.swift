@@ -1,6 +1,6 @@
 import PostgresNIO
 
-/// The log's tables and the server-side function that appends a batch.
+/// The log's tables, the server-side function that appends a batch, and the snapshots' table.
 ///
 /// `sluice_lane_head` holds one row, the number of the last entry. An append locks that row
 /// (`SELECT … FOR UPDATE`), so appenders take turns: each batch is numbered right after the
@@ -11,6 +11,10 @@ import PostgresNIO
 /// The whole append is the function `sluice_append_v1`, called in one statement: one round
 /// trip and one transaction per batch, and no transaction left open on the server when a node
 /// vanishes mid-append (the statement runs to its end or rolls back).
+///
+/// `sluice_snapshot` keeps the shared lane's snapshots, one per entry number: the hash, and the
+/// whole `SharedSnapshot` as JSON (the same body as SQLite's table of the same name). The first
+/// snapshot saved after an entry stays; saving and reading are one statement each.
 enum LogSchema {
   /// The channel appends notify, with the new head as the payload.
   static let channel = "sluice_log"
@@ -41,6 +45,18 @@ enum LogSchema {
         INSERT INTO sluice_lane_head (id, sequence)
           SELECT 1, coalesce(max(sequence), 0) FROM sluice_log
           ON CONFLICT (id) DO NOTHING;
+      END IF;
+      -- Added after the log: a database made by an earlier engine gains it, when the role may
+      -- create tables; otherwise the log works without snapshots.
+      IF to_regclass('sluice_snapshot') IS NULL THEN
+        BEGIN
+          CREATE TABLE sluice_snapshot (
+            sequence bigint PRIMARY KEY,
+            hash bigint NOT NULL,
+            body bytea NOT NULL);
+        EXCEPTION WHEN insufficient_privilege THEN
+          NULL;
+        END;
       END IF;
       IF to_regprocedure('sluice_append_v1(text[], bigint[], text[], bytea[])') IS NULL THEN
         CREATE FUNCTION sluice_append_v1(
@@ -105,6 +121,23 @@ enum LogSchema {
     """
     SELECT sequence, origin, origin_sequence, name, payload FROM sluice_log
     WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)
+    """
+  }
+
+  /// The newest snapshot's body; no row when there is none.
+  static let latestSnapshot: PostgresQuery =
+    "SELECT body FROM sluice_snapshot ORDER BY sequence DESC LIMIT 1"
+
+  /// The body of the snapshot after entry `sequence`; no row when there is none.
+  static func snapshot(at sequence: Int64) -> PostgresQuery {
+    "SELECT body FROM sluice_snapshot WHERE sequence = \(sequence)"
+  }
+
+  /// Saves a snapshot unless one is saved at its sequence: the first one stays.
+  static func saveSnapshot(sequence: Int64, hash: Int64, body: ByteBuffer) -> PostgresQuery {
+    """
+    INSERT INTO sluice_snapshot (sequence, hash, body) VALUES (\(sequence), \(hash), \(body))
+    ON CONFLICT (sequence) DO NOTHING
     """
   }
 }

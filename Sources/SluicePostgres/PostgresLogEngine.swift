@@ -27,6 +27,9 @@ import Sluice
 /// operation that lost its connection is tried once more on a new one (for an append, that is
 /// safe: a record already in the log keeps its number).
 ///
+/// The engine keeps the shared lane's snapshots too, in the same database
+/// (``latestSnapshot()``, ``snapshot(at:)``, ``saveSnapshot(_:)``).
+///
 /// A node that vanishes in the middle of an append holds nothing: the append is one statement,
 /// which the server runs to its end or rolls back. The sessions also set
 /// `idle_in_transaction_session_timeout`, `statement_timeout`, `lock_timeout` and TCP
@@ -187,7 +190,7 @@ public final class PostgresLogEngine: SharedLogEngine {
 
   /// Runs `body` on the engine's connection within the timeout, trying once more on a new
   /// connection when the first one was lost.
-  private func run<Result: Sendable>(
+  func run<Result: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     let deadline = ContinuousClock.now.advanced(by: configuration.timeout)
@@ -246,7 +249,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 
   /// A number as PostgreSQL stores it (a signed 64-bit integer).
-  private static func column(_ number: UInt64) throws -> Int64 {
+  static func column(_ number: UInt64) throws -> Int64 {
     guard let value = Int64(exactly: number) else {
       throw SharedLogError(.numberOutOfRange(number), operation: "use the shared log")
     }
@@ -254,14 +257,14 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 
   /// A number the server sent, which a log never makes negative.
-  private func number(_ value: Int64, _ operation: String) throws -> UInt64 {
+  func number(_ value: Int64, _ operation: String) throws -> UInt64 {
     guard let number = UInt64(exactly: value) else {
       throw unexpected(operation, "a negative number (\(value))")
     }
     return number
   }
 
-  private func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
+  func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
     PostgresLogError(
       .unexpectedResponse, operation: operation, endpoint: configuration.endpoint, detail: detail)
   }

@@ -159,17 +159,8 @@ struct PostgresLogEngineTests {
   @Test func aRoleThatMayNotCreateTablesAppendsToTablesMadeByAnother() async throws {
     let server = try PostgresServer.required
     let owner = try await server.makeDatabase()
-    let database = owner.database
     #expect(try await PostgresLogEngine(configuration: owner).append([Self.record("o", 1)]) == [1])
-    // PostgreSQL 15 and later let no other role create tables in `public`.
-    let role = "appender_\(database)"
-    try await server.execute("CREATE ROLE \(unescaped: role) LOGIN", in: database)
-    try await server.execute(
-      "GRANT SELECT, INSERT, UPDATE ON sluice_log, sluice_lane_head TO \(unescaped: role)",
-      in: database)
-    var configuration = owner
-    configuration.user = role
-    let log = PostgresLogEngine(configuration: configuration)
+    let log = PostgresLogEngine(configuration: try await server.appender(of: owner))
     #expect(try await log.append([Self.record("a", 1), Self.record("o", 1)]) == [2, 1])
     #expect(try await log.entries(after: 0, limit: 10).map(\.sequence) == [1, 2])
     await log.close()

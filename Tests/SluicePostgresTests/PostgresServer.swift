@@ -145,6 +145,22 @@ final class PostgresServer: Sendable {
     return configuration(database: name, timeout: timeout)
   }
 
+  /// A configuration for a new role that may read and write the log's tables in `owner`'s
+  /// database, and nothing more: PostgreSQL 15 and later let no role but the owner create
+  /// tables in `public`. The log's tables must exist.
+  func appender(of owner: PostgresLogEngine.Configuration) async throws
+    -> PostgresLogEngine.Configuration
+  {
+    let role = "appender_\(owner.database)"
+    try await execute("CREATE ROLE \(unescaped: role) LOGIN", in: owner.database)
+    try await execute(
+      "GRANT SELECT, INSERT, UPDATE ON sluice_log, sluice_lane_head TO \(unescaped: role)",
+      in: owner.database)
+    var configuration = owner
+    configuration.user = role
+    return configuration
+  }
+
   /// A configuration for `database`, with an application name of its own.
   func configuration(database: String, timeout: Duration = .seconds(10))
     -> PostgresLogEngine.Configuration
