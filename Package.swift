@@ -55,7 +55,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
-    .executableTarget(name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite"]),
+    .executableTarget(
+      name: "SluiceCrashProbe", dependencies: ["Sluice", "SluiceSQLite", "SluicePostgres"]),
     .testTarget(
       name: "SluiceTests",
       dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluicePostgres
 import SluiceSQLite
 
 #if canImport(Glibc)
@@ -10,15 +11,19 @@ import SluiceSQLite
   import Darwin
 #endif
 
-/// `SluiceCrashProbe --shared-lane <database> <node> <nodes> <count>`: one node of a shared
-/// lane on an SQLite file, for the multi-process test (Tests/SluiceSQLiteTests/
-/// SharedLaneProcessTests.swift), which kills nodes with SIGKILL and restarts them.
+/// `SluiceCrashProbe --shared-lane <database> <node> <nodes> <count> [--pause-ms M]`: one node
+/// of a shared lane on an SQLite file, or with `--postgres URL` in place of the file, on a
+/// PostgreSQL database; for the multi-process tests (Tests/SluiceSQLiteTests/
+/// SharedLaneProcessTests.swift, Tests/SluicePostgresTests/SharedLaneProcessPostgresTests.swift),
+/// which kill nodes with SIGKILL and restart them, and stop the server.
 ///
-/// The node catches up with the log, then dispatches `Append(node, index)` for the indexes
-/// its own entries do not hold yet, up to `count`, in bursts of 1 to 32 followed by a flush;
-/// after each flush it prints `acked <index>` (every index below it is in the log). Once the
-/// log holds `count` appends of each of the `nodes` nodes, it prints
-/// `final <digest>` — a hash chained over every append in log order — and exits 0.
+/// The node catches up with the log (trying again for a minute while the log cannot be
+/// reached), then dispatches `Append(node, index)` for the indexes its own entries do not hold
+/// yet, up to `count`, in bursts of 1 to 32, each followed by a flush and a pause of 0 to M ms
+/// (none by default). It prints `sending <index>` before each flush and `acked <index>` after
+/// it (every index below it is in the log). Once the log holds `count` appends of each of the
+/// `nodes` nodes, it prints `final <digest>` — a hash chained over every append in log order —
+/// and exits 0.
 enum SharedLaneProbe {
   struct Append: Action, Codable {
     let node: Int
@@ -34,6 +39,12 @@ enum SharedLaneProbe {
     var disorders = 0
   }
 
+  /// Where the lane's log is.
+  enum Log {
+    case sqlite(path: String)
+    case postgres(url: String)
+  }
+
   static let reducer = Reducer<State>().on(Append.self) { state, action in
     if state.counts[action.node, default: 0] != action.index { state.disorders += 1 }
     state.counts[action.node] = action.index + 1
@@ -42,25 +53,32 @@ enum SharedLaneProbe {
       &* 0x0000_0100_0000_01b3
   }
 
-  static func run(path: String, node: Int, nodes: Int, count: Int) async -> Never {
+  static func run(log: Log, node: Int, nodes: Int, count: Int, pause: Int) async -> Never {
     let lane: SharedLane
     let store: Store<State>
     do {
+      let engine: any SharedLogEngine =
+        switch log {
+        case .sqlite(let path): try SQLiteLogEngine(path: path, busyTimeout: .seconds(30))
+        case .postgres(let url): try PostgresLogEngine(url: url)
+        }
       lane = try SharedLane(
-        engine: try SQLiteLogEngine(path: path, busyTimeout: .seconds(30)),
-        actions: SharedActions().register(Append.self, as: "probe.append"), node: "node\(node)")
+        engine: engine, actions: SharedActions().register(Append.self, as: "probe.append"),
+        node: "node\(node)")
       store = Store(initialState: State(), dispatcher: lane.dispatcher, reducer: reducer)
-      try await lane.start()
     } catch {
-      fail("cannot start the shared lane: \(error)")
+      fail("cannot make the shared lane: \(error)")
     }
+    await start(lane)
     var next = store.state.counts[node, default: 0]
     while next < count {
       let burst = min(Int.random(in: 1...32), count - next)
       for index in next..<(next + burst) { store.dispatch(Append(node: node, index: index)) }
+      line("sending \(next + burst)")
       do { try await lane.flush() } catch { fail("flush failed: \(error)") }
       next += burst
       line("acked \(next)")
+      if pause > 0 { try? await Task.sleep(for: .milliseconds(Int.random(in: 0...pause))) }
     }
     while (0..<nodes).contains(where: { store.state.counts[$0, default: 0] < count }) {
       try? await Task.sleep(for: .milliseconds(5))
@@ -70,6 +88,24 @@ enum SharedLaneProbe {
     guard state.disorders == 0 else { fail("\(state.disorders) appends out of order") }
     line("final \(state.digest)")
     exit(0)
+  }
+
+  /// Starts `lane`, trying again every 50 ms for a minute while its log cannot be read (a
+  /// server restarting).
+  private static func start(_ lane: SharedLane) async {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+    while true {
+      do {
+        try await lane.start()
+        return
+      } catch {
+        if let reason = lane.stopReason { fail("the node stopped: \(reason)") }
+        guard ContinuousClock.now < deadline else {
+          fail("cannot start the shared lane: \(error)")
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+      }
+    }
   }
 
   /// Writes `text` and a newline to standard output at once.

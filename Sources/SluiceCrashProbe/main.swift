@@ -23,9 +23,11 @@
 // holds the database's write lock for SECONDS instead, as another process writing to it would
 // (see HoldWriteLock.swift), and
 //
-//     SluiceCrashProbe --shared-lane <database path> <node> <nodes> <count>
+//     SluiceCrashProbe --shared-lane <database path> <node> <nodes> <count> [--pause-ms M]
+//     SluiceCrashProbe --shared-lane --postgres URL <node> <nodes> <count> [--pause-ms M]
 //
-// runs one node of a shared lane instead (see SharedLaneProbe.swift).
+// runs one node of a shared lane instead, on an SQLite file or a PostgreSQL database (see
+// SharedLaneProbe.swift).
 
 import Foundation
 import Sluice
@@ -122,10 +124,22 @@ var mode = RecordMode.afterFlush
 var positional: [String] = []
 var holdSeconds: Double?
 var sharedLane = false
+var postgresURL: String?
+var pauseMilliseconds = 0
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   switch argument {
   case "--shared-lane": sharedLane = true
+  case "--postgres":
+    guard let next = arguments.first else { fail("--postgres needs a postgres:// URL") }
+    arguments.removeFirst()
+    postgresURL = next
+  case "--pause-ms":
+    guard let next = arguments.first, let milliseconds = Int(next), milliseconds >= 0 else {
+      fail("--pause-ms needs a count of milliseconds")
+    }
+    arguments.removeFirst()
+    pauseMilliseconds = milliseconds
   case "--hold-write-lock":
     guard let next = arguments.first, let seconds = Double(next), seconds > 0 else {
       fail("--hold-write-lock needs a positive number of seconds")
@@ -152,12 +166,17 @@ while !arguments.isEmpty {
   }
 }
 if sharedLane {
-  guard positional.count == 4, let node = Int(positional[1]), let nodes = Int(positional[2]),
-    let count = Int(positional[3])
+  // The log: an SQLite file first, or the database of --postgres.
+  let numbers = positional.dropFirst(postgresURL == nil ? 1 : 0).compactMap { Int($0) }
+  guard numbers.count == 3, positional.count == numbers.count + (postgresURL == nil ? 1 : 0)
   else {
-    fail("usage: SluiceCrashProbe --shared-lane <database> <node> <nodes> <count>")
+    fail(
+      "usage: SluiceCrashProbe --shared-lane (<database> | --postgres URL) <node> <nodes> "
+        + "<count> [--pause-ms M]")
   }
-  await SharedLaneProbe.run(path: positional[0], node: node, nodes: nodes, count: count)
+  await SharedLaneProbe.run(
+    log: postgresURL.map { .postgres(url: $0) } ?? .sqlite(path: positional[0]),
+    node: numbers[0], nodes: numbers[1], count: numbers[2], pause: pauseMilliseconds)
 }
 if let holdSeconds {
   guard positional.count == 1 else {

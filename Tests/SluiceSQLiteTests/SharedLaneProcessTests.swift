@@ -26,53 +26,13 @@ import Testing
   static let kills = 20
 
   /// One run of a node's process.
-  final class NodeRun {
-    let node: Int
-    let process = Process()
-    let output: String
-    let errors: String
-
-    init(node: Int, run: Int, probe: URL, database: String, folder: TemporaryFolder) throws {
-      self.node = node
-      output = folder.path("node\(node)-run\(run).out")
-      errors = folder.path("node\(node)-run\(run).err")
-      _ = FileManager.default.createFile(atPath: output, contents: nil)
-      _ = FileManager.default.createFile(atPath: errors, contents: nil)
-      process.executableURL = probe
-      process.arguments = [
-        "--shared-lane", database, "\(node)", "\(SharedLaneProcessTests.nodes)",
-        "\(SharedLaneProcessTests.count)",
-      ]
-      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-      process.standardInput = FileHandle.nullDevice
-      try process.run()
-    }
-
-    var lines: [String] {
-      ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
-        .split(separator: "\n").map(String.init)
-    }
-
-    /// The highest `acked` the run printed.
-    var acked: Int {
-      lines.compactMap { $0.hasPrefix("acked ") ? Int($0.dropFirst(6)) : nil }.max() ?? 0
-    }
-
-    var final: String? {
-      lines.first { $0.hasPrefix("final ") }.map { String($0.dropFirst(6)) }
-    }
-
-    var stderr: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
-
-    func kill() async {
-      if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
-      await waitForExit()
-    }
-
-    func waitForExit() async {
-      while process.isRunning { try? await Task.sleep(for: .milliseconds(1)) }
-    }
+  static func start(node: Int, run: Int, probe: URL, database: String, folder: TemporaryFolder)
+    throws -> SharedLaneProbeRun
+  {
+    try SharedLaneProbeRun(
+      node: node, run: run, probe: probe,
+      arguments: ["--shared-lane", database, "\(node)", "\(Self.nodes)", "\(Self.count)"],
+      folder: folder)
   }
 
   @Test(.timeLimit(.minutes(3)))
@@ -98,7 +58,7 @@ import Testing
     let database = folder.path("lane.sqlite")
     let log = try SQLiteLogEngine(path: database)  // The file and its tables, before the race.
     var runs = try (0..<Self.nodes).map {
-      try NodeRun(node: $0, run: 0, probe: probe, database: database, folder: folder)
+      try Self.start(node: $0, run: 0, probe: probe, database: database, folder: folder)
     }
     defer {
       for run in runs where run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }
@@ -119,44 +79,19 @@ import Testing
       else { break }
       await victim.kill()
       killed += 1
-      let acked = victim.acked
-      let inLog = try await Self.appends(in: log).filter { $0.node == victim.node }.count
-      if inLog < acked {
-        lostAcknowledgements.append("node \(victim.node): acked \(acked), \(inLog) in the log")
+      if let lost = try await victim.lostAcknowledgement(in: log) {
+        lostAcknowledgements.append(lost)
       }
       restarts[victim.node] += 1
-      runs[victim.node] = try NodeRun(
+      runs[victim.node] = try Self.start(
         node: victim.node, run: restarts[victim.node], probe: probe, database: database,
         folder: folder)
     }
     for run in runs { await run.waitForExit() }
-    for run in runs {
-      #expect(run.process.terminationStatus == 0, "node \(run.node): \(run.stderr)")
-    }
     #expect(lostAcknowledgements.isEmpty, "\(lostAcknowledgements)")
-
-    let entries = try await log.entries(after: 0, limit: 1_000_000)
-    #expect(entries.map(\.sequence) == Array(1...UInt64(entries.count)))
-    let appends = try await Self.appends(in: log)
-    for node in 0..<Self.nodes {
-      #expect(appends.filter { $0.node == node }.map(\.index) == Array(0..<Self.count))
-    }
-    let finals = Set(runs.compactMap(\.final))
-    #expect(finals.count == 1, "\(runs.map { $0.final ?? "none" })")
+    let problems = try await SharedLaneProbeRun.problems(
+      in: log, runs: runs, nodes: Self.nodes, count: Self.count)
+    #expect(problems.isEmpty, "\(problems)")
     return killed
-  }
-
-  /// The probe's appends in the log, in order.
-  static func appends(in log: SQLiteLogEngine) async throws -> [(node: Int, index: Int)] {
-    struct Append: Decodable {
-      let node: Int
-      let index: Int
-    }
-    return try await log.entries(after: 0, limit: 1_000_000)
-      .filter { $0.record.name == "probe.append" }
-      .map { entry in
-        let append = try JSONDecoder().decode(Append.self, from: entry.record.payload)
-        return (append.node, append.index)
-      }
   }
 }
