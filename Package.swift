@@ -75,10 +75,18 @@ let package = Package(
     .testTarget(
       name: "SluiceSQLiteTests",
       dependencies: ["Sluice", "SluiceSQLite", "SluiceTesting", "SluiceTestSupport"]),
+    // Throwaway PostgreSQL servers for the tests (initdb and pg_ctl in a temporary folder).
+    .target(
+      name: "SluicePostgresTestSupport",
+      dependencies: [
+        "SluicePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/SluicePostgresTestSupport"),
     .testTarget(
       name: "SluicePostgresTests",
       dependencies: [
-        "Sluice", "SluicePostgres", "SluiceTestSupport",
+        "Sluice", "SluicePostgres", "SluiceTestSupport", "SluicePostgresTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),

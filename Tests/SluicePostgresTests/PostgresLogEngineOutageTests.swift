@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import Sluice
 import SluicePostgres
+import SluicePostgresTestSupport
 import Testing
 
 /// A log engine whose connections are terminated, or whose server stops and starts again:

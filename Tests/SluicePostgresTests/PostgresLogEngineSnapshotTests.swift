@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluicePostgres
+import SluicePostgresTestSupport
 import Testing
 
 /// The shared lane's snapshots in a PostgreSQL database: saved and read back byte for byte, the

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import Sluice
 import SluicePostgres
+import SluicePostgresTestSupport
 import Testing
 
 /// The shared log in a PostgreSQL database: one gap-free order, one entry per origin and origin

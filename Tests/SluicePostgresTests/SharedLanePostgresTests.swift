@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluicePostgres
+import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import Sluice
 import SluicePostgres
+import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
 

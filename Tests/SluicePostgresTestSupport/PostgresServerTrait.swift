@@ -5,10 +5,12 @@ import Testing
 ///
 /// Without PostgreSQL, the suite is skipped with a message saying so, except on CI
 /// (`CI=true`), where starting the server fails the suite.
-struct PostgresServerTrait: SuiteTrait, TestScoping {
-  var isRecursive: Bool { false }
+public struct PostgresServerTrait: SuiteTrait, TestScoping {
+  /// The trait applies to the suite only: its tests share the server.
+  public var isRecursive: Bool { false }
 
-  func provideScope(
+  /// Starts the server, runs the suite with it, then stops and removes it.
+  public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     let server = try await PostgresServer.start()
@@ -24,12 +26,12 @@ struct PostgresServerTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == PostgresServerTrait {
   /// A server of the suite's own, for its tests.
-  static var postgresServer: Self { PostgresServerTrait() }
+  public static var postgresServer: Self { PostgresServerTrait() }
 }
 
 extension Trait where Self == ConditionTrait {
   /// Skips a suite that needs PostgreSQL on a machine without it, unless on CI.
-  static var requiresPostgres: Self {
+  public static var requiresPostgres: Self {
     .enabled(
       if: PostgresServer.isAvailable,
       """
@@ -41,11 +43,11 @@ extension Trait where Self == ConditionTrait {
 
 extension PostgresServer {
   /// The server of the running suite.
-  @TaskLocal static var current: PostgresServer?
+  @TaskLocal public static var current: PostgresServer?
 
   /// The server of the running suite, or an error outside a suite with
   /// ``PostgresServerTrait``.
-  static var required: PostgresServer {
+  public static var required: PostgresServer {
     get throws {
       guard let current else {
         throw Failure(description: "the suite has no `.postgresServer` trait")

@@ -10,15 +10,16 @@ import Synchronization
 ///
 /// PostgreSQL refuses to run as root: as root, `initdb` and `pg_ctl` run as the `postgres`
 /// user (`runuser`), who owns the folder.
-final class PostgresServer: Sendable {
+public final class PostgresServer: Sendable {
   /// Why a server could not be made or driven.
-  struct Failure: Error, CustomStringConvertible {
-    let description: String
+  public struct Failure: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
   }
 
   /// The folder that holds `initdb` and `pg_ctl`: `$PG_BIN`, else the one on `PATH`, else the
   /// newest `/usr/lib/postgresql/*/bin`; `nil` when there is none.
-  static let binaries: URL? = {
+  public static let binaries: URL? = {
     let manager = FileManager.default
     let environment = ProcessInfo.processInfo.environment
     func holdsServer(_ folder: String) -> Bool {
@@ -39,20 +40,20 @@ final class PostgresServer: Sendable {
 
   /// Whether the tests can run: PostgreSQL is installed, or this is CI, where a missing
   /// server must fail the tests rather than skip them.
-  static var isAvailable: Bool {
+  public static var isAvailable: Bool {
     binaries != nil || ProcessInfo.processInfo.environment["CI"] == "true"
   }
 
   /// The server's folder: the cluster (`data`), its socket, its logs, and the `owner` file
   /// that names the test process.
-  let folder: URL
+  public let folder: URL
   /// The TCP port, on 127.0.0.1.
-  let port: Int
+  public let port: Int
   private let bin: URL
   private let databaseCount = DatabaseCounter()
 
   /// The superuser the tests log in as.
-  static let user = "sluice"
+  public static let user = "sluice"
 
   private init(folder: URL, port: Int, bin: URL) {
     self.folder = folder
@@ -61,7 +62,7 @@ final class PostgresServer: Sendable {
   }
 
   /// Makes a cluster and starts the server.
-  static func start() async throws -> PostgresServer {
+  public static func start() async throws -> PostgresServer {
     guard let bin = binaries else {
       throw Failure(
         description: "no PostgreSQL server binaries (initdb, pg_ctl) on PATH, in $PG_BIN or in "
@@ -114,7 +115,7 @@ final class PostgresServer: Sendable {
   }
 
   /// Starts the server (again), on the same port.
-  func start() async throws {
+  public func start() async throws {
     // fsync=off: the tests stop the server as a crash would, never the machine, so the
     // operating system keeps every write; without it, the recovery after `stop()` takes
     // seconds on a slow disk.
@@ -126,18 +127,18 @@ final class PostgresServer: Sendable {
   }
 
   /// Stops the server at once, as a crash or a power cut would (`pg_ctl stop -m immediate`).
-  func stop() async throws {
+  public func stop() async throws {
     try await pgTool("pg_ctl", ["-D", data, "-w", "-m", "immediate", "stop"])
   }
 
   /// Stops the server and removes its folder.
-  func remove() async {
+  public func remove() async {
     try? await stop()
     try? FileManager.default.removeItem(at: folder)
   }
 
   /// A configuration for a new, empty database of this server.
-  func makeDatabase(timeout: Duration = .seconds(10)) async throws
+  public func makeDatabase(timeout: Duration = .seconds(10)) async throws
     -> PostgresLogEngine.Configuration
   {
     let name = "log_\(databaseCount.next())"
@@ -148,7 +149,7 @@ final class PostgresServer: Sendable {
   /// A configuration for a new role that may read and write the log's tables in `owner`'s
   /// database, and nothing more: PostgreSQL 15 and later let no role but the owner create
   /// tables in `public`. The log's tables must exist.
-  func appender(of owner: PostgresLogEngine.Configuration) async throws
+  public func appender(of owner: PostgresLogEngine.Configuration) async throws
     -> PostgresLogEngine.Configuration
   {
     let role = "appender_\(owner.database)"
@@ -162,7 +163,7 @@ final class PostgresServer: Sendable {
   }
 
   /// A configuration for `database`, with an application name of its own.
-  func configuration(database: String, timeout: Duration = .seconds(10))
+  public func configuration(database: String, timeout: Duration = .seconds(10))
     -> PostgresLogEngine.Configuration
   {
     PostgresLogEngine.Configuration(
@@ -173,7 +174,7 @@ final class PostgresServer: Sendable {
   /// Runs `query` on a connection of its own to `database`, and returns the first column of
   /// each row, as text.
   @discardableResult
-  func execute(_ query: PostgresQuery, in database: String) async throws -> [String] {
+  public func execute(_ query: PostgresQuery, in database: String) async throws -> [String] {
     try await withConnection(to: database) { connection in
       var values: [String] = []
       for try await row in try await connection.query(query, logger: Self.logger) {
@@ -184,7 +185,7 @@ final class PostgresServer: Sendable {
   }
 
   /// Runs `body` with a connection of its own to `database`.
-  func withConnection<Result: Sendable>(
+  public func withConnection<Result: Sendable>(
     to database: String, _ body: (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     let configuration = PostgresConnection.Configuration(
@@ -208,7 +209,7 @@ final class PostgresServer: Sendable {
   private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
   /// A logger that drops everything, for the tests' own queries.
-  static let logger = Logger(
+  public static let logger = Logger(
     label: "sluice.postgres.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
   /// Runs `initdb` or `pg_ctl`, as `postgres` when the tests run as root, at a low priority
