@@ -51,7 +51,7 @@ let package = Package(
     .executableTarget(
       name: "SluiceDemo",
       dependencies: [
-        "Sluice", "SluiceSQLite",
+        "Sluice", "SluiceSQLite", "SluicePostgres",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
@@ -93,7 +93,8 @@ let package = Package(
     .testTarget(
       name: "SluiceDemoTests",
       dependencies: [
-        "Sluice", "SluiceSQLite", "SluiceDemo", "SluiceTestSupport", "CPseudoTerminal",
+        "Sluice", "SluiceSQLite", "SluiceDemo", "SluiceTestSupport", "SluicePostgresTestSupport",
+        "CPseudoTerminal",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(

@@ -44,6 +44,17 @@ struct DemoProcess {
     }
   }
 
+  /// Runs the demo once for each list of arguments, all at once, in `folder`; returns their
+  /// results in the order they ended.
+  static func runAtOnce(_ argumentLists: [[String]], in folder: URL) async throws -> [Result] {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+      for arguments in argumentLists {
+        group.addTask { try await run(arguments, in: folder) }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+  }
+
   private static func runBlocking(
     _ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String],
     terminal: Bool, timeout: TimeInterval

@@ -45,14 +45,8 @@ struct TodoConcurrencyTests {
     let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     defer { folder.remove() }
     let store = ["--store", folder.path("new/todos.sqlite")]
-    let runs = try await withThrowingTaskGroup(of: DemoProcess.Result.self) { group in
-      for index in 1...4 {
-        group.addTask {
-          try await DemoProcess.run(["todo", "add", "task \(index)"] + store, in: folder.url)
-        }
-      }
-      return try await group.reduce(into: []) { $0.append($1) }
-    }
+    let runs = try await DemoProcess.runAtOnce(
+      (1...4).map { ["todo", "add", "task \($0)"] + store }, in: folder.url)
     for run in runs { #expect(run.status == 0, "\(run.errors)") }
     let list = try await DemoProcess.run(["todo", "list"] + store, in: folder.url)
     for index in 1...4 { #expect(list.output.contains("task \(index)"), "\(list.output)") }

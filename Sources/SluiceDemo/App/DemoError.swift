@@ -9,6 +9,9 @@ enum DemoError: Error, CustomStringConvertible {
   case unknownTodo(id: Int, known: [Int])
   /// A change was made but could not be saved.
   case notSaved(path: String, reason: String)
+  /// The PostgreSQL database of `--postgres` could not be used (a URL that cannot be read, a
+  /// server that cannot be reached, a role that may not read the log).
+  case cannotUseDatabase(place: String, reason: String)
 
   var description: String {
     switch self {
@@ -23,6 +26,9 @@ enum DemoError: Error, CustomStringConvertible {
         : "there is no todo #\(id); the ids are \(known.map { "#\($0)" }.joined(separator: ", "))."
     case .notSaved(let path, let reason):
       "the change could not be saved to \(path): \(reason)."
+    case .cannotUseDatabase(let place, let reason):
+      "cannot use the PostgreSQL database at \(place): \(reason). Check the server and the URL "
+        + "(--postgres postgres://user:password@host:port/database)."
     }
   }
 }

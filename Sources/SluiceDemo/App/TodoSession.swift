@@ -1,0 +1,177 @@
+import Foundation
+import Sluice
+import SluicePostgres
+import SluiceSQLite
+
+/// The todo list of the `todo` commands.
+///
+/// On disk, the list is a lane shared by every `sluice-demo` process that uses the file: each
+/// command is a node that catches up with the lane's log, appends its action to it and applies
+/// it, so commands run at once never lose each other's changes. With `--postgres URL`, the lane's
+/// log is in a PostgreSQL database instead, shared by the commands of every machine that uses
+/// it. In memory (`--in-memory`), the list is a store of its own.
+struct TodoSession {
+  /// Where the list is, for messages: a file, `memory`, or a database.
+  let place: String
+  /// The file, when the list is in one: its errors are explained with it.
+  let path: String?
+  let todos: Store<TodoList>
+  /// The shared lane, on disk or in PostgreSQL.
+  let lane: SharedLane?
+  /// The PostgreSQL log, closed with the session.
+  private var postgres: PostgresLogEngine?
+  let terminal = Terminal()
+
+  static let namespace = "todo"
+  /// Where every process appends the list a demo before the shared lane saved: one origin and
+  /// one number, so the log keeps it once.
+  static let savedListOrigin = "sluice-demo.saved-list"
+  /// The name of the list in the lane's snapshots.
+  static let sharedName = "todo.todos"
+
+  /// Opens the list the options name: to change it, or (`.readOnly`) only to read it.
+  static func open(
+    _ options: TodoOptions, mode: SQLiteStorage.Mode = .readWrite
+  ) async throws(DemoError) -> TodoSession {
+    if let url = options.postgresURL { return try await open(postgres: url, mode: mode) }
+    let storage = try options.store.open(mode)
+    // The list a demo before the shared lane saved, checked as before: a list saved by a
+    // newer version is refused and kept.
+    let saved = Store(
+      initialState: TodoList(), reducer: TodoList.reducer,
+      persistence: storage.key("todos", namespace: namespace).saving(.writeThrough))
+    if let outcome = saved.persistence?.restoreOutcome,
+      let warning = try outcome.check(what: "todo list", in: storage)
+    {
+      StandardError.line("warning: \(warning)")
+    }
+    let alone = TodoSession(place: storage.place, path: storage.path, todos: saved, lane: nil)
+    guard let path = storage.path,
+      mode == .readWrite || FileManager.default.fileExists(atPath: path)
+    else { return alone }
+    do {
+      let engine = try SQLiteLogEngine(path: path, mode: mode)
+      let (lane, todos) = try sharedList(on: engine, mode: mode)
+      if mode == .readWrite, saved.state != TodoList() {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        _ = try await engine.append([
+          SharedLogRecord(
+            origin: savedListOrigin, originSequence: 1, name: "todo.restore",
+            payload: try encoder.encode(RestoreTodos(list: saved.state)))
+        ])
+      }
+      try await lane.start()
+      if lane.appliedSequence == 0, saved.state != TodoList() {
+        // Read-only, on a file the shared lane never wrote to.
+        await lane.stop()
+        return alone
+      }
+      return TodoSession(place: storage.place, path: path, todos: todos, lane: lane)
+    } catch {
+      throw .cannotOpenStore(path: path, reason: DemoError.cause(of: error, at: path))
+    }
+  }
+
+  /// Opens the list on a lane whose log is in the PostgreSQL database at `url`.
+  private static func open(
+    postgres url: String, mode: SQLiteStorage.Mode
+  ) async throws(DemoError) -> TodoSession {
+    let configuration: PostgresLogEngine.Configuration
+    do {
+      configuration = try PostgresLogEngine.Configuration(url: url)
+    } catch {
+      // The URL as given, but never its password.
+      var shown = URLComponents(string: url)
+      if shown?.password != nil { shown?.password = "xxxxx" }
+      let place = shown?.string ?? "the --postgres URL"
+      throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
+    }
+    // The address without the user and the password, for messages.
+    let place = "postgres://\(configuration.host):\(configuration.port)/\(configuration.database)"
+    let engine = PostgresLogEngine(configuration: configuration)
+    do {
+      let (lane, todos) = try sharedList(on: engine, mode: mode)
+      try await lane.start()
+      var session = TodoSession(place: place, path: nil, todos: todos, lane: lane)
+      session.postgres = engine
+      return session
+    } catch {
+      await engine.close()
+      throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
+    }
+  }
+
+  /// A lane on `engine` whose todo list is shared for snapshots; a reader saves none.
+  private static func sharedList(
+    on engine: some SharedSnapshotEngine, mode: SQLiteStorage.Mode
+  ) throws -> (SharedLane, Store<TodoList>) {
+    let lane = try SharedLane(
+      engine: engine, actions: TodoList.sharedActions, label: "sluice-demo.todo",
+      snapshotInterval: mode == .readWrite ? 100 : 0)
+    let todos = Store(
+      initialState: TodoList(), dispatcher: lane.dispatcher, reducer: TodoList.reducer)
+    try lane.share(todos, as: sharedName)
+    return (lane, todos)
+  }
+
+  private init(place: String, path: String?, todos: Store<TodoList>, lane: SharedLane?) {
+    self.place = place
+    self.path = path
+    self.todos = todos
+    self.lane = lane
+  }
+
+  /// Sends `action` and returns once it is in the log and applied here (on disk or in
+  /// PostgreSQL), or reduced and saved (in memory).
+  func send(_ action: some Action) async throws(DemoError) {
+    guard let lane else {
+      todos.dispatch(action)
+      return try await save()
+    }
+    do {
+      try await lane.send(action)
+    } catch {
+      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+    }
+  }
+
+  /// Makes sure what was dispatched is on disk (in memory: in the storage).
+  private func save() async throws(DemoError) {
+    do {
+      try await todos.persistence?.flush()
+    } catch {
+      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+    }
+    if let error = todos.persistence?.lastError {
+      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+    }
+  }
+
+  /// Stops following the lane, and closes the connections to PostgreSQL.
+  func close() async {
+    await lane?.stop()
+    await postgres?.close()
+  }
+
+  var savedNote: String {
+    if postgres != nil { return "Saved in \(place)." }
+    return path.map { "Saved in \($0)." } ?? "Kept in memory only: nothing was written."
+  }
+
+  /// Prints the list.
+  func print() {
+    let state = todos.state
+    guard !state.items.isEmpty else {
+      terminal.line("No todos in \(place). Add one: sluice-demo todo add Buy milk")
+      return
+    }
+    terminal.line(terminal.styled("Todos in \(place):", .bold))
+    for item in state.items {
+      let box = item.isDone ? terminal.styled("[x]", .green) : "[ ]"
+      let title = item.isDone ? terminal.styled(item.title, .dim) : item.title
+      terminal.line("  #\(item.id) \(box) \(title)")
+    }
+    terminal.line("\(state.openCount) open, \(state.doneCount) done.")
+  }
+}
