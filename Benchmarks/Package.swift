@@ -25,6 +25,8 @@ let package = Package(
       dependencies: [
         .product(name: "Sluice", package: "Sluice"),
         .product(name: "SluiceSQLite", package: "Sluice"),
+        // The shared.postgres.* cases; their server is started with initdb and pg_ctl.
+        .product(name: "SluicePostgres", package: "Sluice"),
         "CAllocCounter",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),

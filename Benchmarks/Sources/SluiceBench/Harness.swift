@@ -6,6 +6,9 @@ struct BenchCase: Sendable {
   let make: @Sendable () -> (_ iterations: Int) -> Void
   /// Measures the case itself instead of the timed loop (a rate over a fixed duration).
   var custom: (@Sendable (_ options: Options) -> Measurement)? = nil
+  /// Why the case cannot run on this machine (a program it needs is missing), or `nil` when it
+  /// can; a case that cannot run is skipped with a note.
+  var unavailable: (@Sendable () -> String?)? = nil
 }
 
 /// What one case measured.

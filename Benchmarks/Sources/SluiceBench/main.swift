@@ -15,7 +15,7 @@
 let allCases =
   DispatchCases.all + ObservationCases.all + TransactionCases.all + ReactionCases.all
   + EffectCases.all + PersistenceCases.all + YardstickCases.all + QueueCases.all
-  + SharedLaneCases.all
+  + SharedLaneCases.all + SharedPostgresCases.all
 let lockFloorName = "floor.lock"
 
 let options = Options.parseOrExit()
@@ -43,6 +43,13 @@ if !options.once, !selected.contains(where: { $0.name == lockFloorName }),
   let floor = allCases.first(where: { $0.name == lockFloorName })
 {
   selected.insert(floor, at: 0)
+}
+
+// Cases that cannot run here (PostgreSQL not installed) are skipped with a note.
+selected = selected.filter { benchCase in
+  guard let reason = benchCase.unavailable?() else { return true }
+  printError("note: skipping \(benchCase.name): \(reason)")
+  return false
 }
 
 if !AllocationCounter.isReliable {
