@@ -109,7 +109,7 @@ enum SharedLaneProbe {
   }
 
   /// Writes `text` and a newline to standard output at once.
-  private static func line(_ text: String) {
+  static func line(_ text: String) {
     let bytes = Array((text + "\n").utf8)
     _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
   }

@@ -27,7 +27,11 @@
 //     SluiceCrashProbe --shared-lane --postgres URL <node> <nodes> <count> [--pause-ms M]
 //
 // runs one node of a shared lane instead, on an SQLite file or a PostgreSQL database (see
-// SharedLaneProbe.swift).
+// SharedLaneProbe.swift), and
+//
+//     SluiceCrashProbe --outbox <log path> <outbox path> <node> <count>
+//
+// one node of a shared lane with its outbox in a file (see OutboxProbe.swift).
 
 import Foundation
 import Sluice
@@ -126,6 +130,7 @@ var holdSeconds: Double?
 var sharedLane = false
 var postgresURL: String?
 var pauseMilliseconds = 0
+var outbox = false
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   switch argument {
@@ -140,6 +145,7 @@ while !arguments.isEmpty {
     }
     arguments.removeFirst()
     pauseMilliseconds = milliseconds
+  case "--outbox": outbox = true
   case "--hold-write-lock":
     guard let next = arguments.first, let seconds = Double(next), seconds > 0 else {
       fail("--hold-write-lock needs a positive number of seconds")
@@ -177,6 +183,13 @@ if sharedLane {
   await SharedLaneProbe.run(
     log: postgresURL.map { .postgres(url: $0) } ?? .sqlite(path: positional[0]),
     node: numbers[0], nodes: numbers[1], count: numbers[2], pause: pauseMilliseconds)
+}
+if outbox {
+  guard positional.count == 4, let node = Int(positional[2]), let count = Int(positional[3])
+  else {
+    fail("usage: SluiceCrashProbe --outbox <log> <outbox> <node> <count>")
+  }
+  await OutboxProbe.run(log: positional[0], outbox: positional[1], node: node, count: count)
 }
 if let holdSeconds {
   guard positional.count == 1 else {

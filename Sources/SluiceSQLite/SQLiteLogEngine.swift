@@ -13,15 +13,11 @@ import Sluice
 /// process that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError``
 /// with kind ``SQLiteStorageError/Kind/busy``, and nothing is appended.
 public final class SQLiteLogEngine: SharedSnapshotEngine {
-  // Sendable: immutable; GRDB's `DatabasePool` is Sendable.
+  // Sendable: immutable.
+  private let file: SQLiteFile
+
   /// The database file.
-  public let path: String
-  private let pool: DatabasePool
-  private let busyTimeout: Duration
-  private let mode: SQLiteStorage.Mode
-  /// Where every operation runs: SQLite blocks while another process holds the write lock, and
-  /// that must not block a thread of the concurrency pool.
-  private let worker = BlockingWorker(name: "sluice.shared-log.sqlite")
+  public var path: String { file.path }
 
   /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)``.
   static var longestPoll: Duration { .milliseconds(16) }
@@ -37,56 +33,10 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public init(
     path: String, mode: SQLiteStorage.Mode = .readWrite, busyTimeout: Duration = .seconds(5)
   ) throws {
-    self.path = path
-    self.busyTimeout = busyTimeout
-    self.mode = mode
-    let pool = try DatabasePool(
-      path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
-    if mode == .readWrite {
-      try SQLiteStorage.waiting("open the shared log", path, busyTimeout) {
-        // An acknowledged append survives a power loss, not only a crash: GRDB sets
-        // `synchronous = NORMAL` with WAL mode, and every write goes through this connection.
-        try pool.writeWithoutTransaction { db in
-          try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        try SQLiteStorage.migrateRacing(Self.migrator, pool)
-      }
-    }
-    self.pool = pool
-  }
-
-  /// Whether the file has `table` (always, in read-write mode, which made it).
-  private func has(_ table: String, _ db: Database) throws -> Bool {
-    if mode == .readWrite { return true }
-    return try db.tableExists(table)
-  }
-
-  /// Reads in a transaction of its own, on the engine's thread.
-  private func reading<T: Sendable>(
-    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
-  ) async throws -> T {
-    try await worker.run { [self] in
-      try SQLiteStorage.waiting(operation, path, busyTimeout) { try pool.read(body) }
-    }
-  }
-
-  /// Writes on the engine's thread; `body` opens its own transaction.
-  private func writing<T: Sendable>(
-    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
-  ) async throws -> T {
-    try checkWritable(operation)
-    return try await worker.run { [self] in
-      try SQLiteStorage.waiting(operation, path, busyTimeout) {
-        try pool.writeWithoutTransaction(body)
-      }
-    }
-  }
-
-  /// Throws in read-only mode.
-  private func checkWritable(_ operation: String) throws {
-    guard mode == .readWrite else {
-      throw SQLiteStorageError(.readOnly, path: path, operation: operation)
-    }
+    // An acknowledged append survives a power loss, not only a crash (`synchronous = FULL`).
+    file = try SQLiteFile(
+      path: path, mode: mode, busyTimeout: busyTimeout, migrator: Self.migrator,
+      purpose: "open the shared log", thread: "sluice.shared-log.sqlite")
   }
 
   /// The shared log's schema, as GRDB migrations.
@@ -114,7 +64,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
 
   public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
     guard !records.isEmpty else { return [] }
-    return try await writing("append to the shared log") { db in
+    return try await file.writing("append to the shared log") { db in
       var numbers: [UInt64] = []
       numbers.reserveCapacity(records.count)
       try db.inTransaction(.immediate) {
@@ -146,8 +96,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
     guard limit > 0 else { return [] }
     let start = try Self.column(sequence)
-    return try await reading("read the shared log") { [self] db in
-      guard try has("sluice_log", db) else { return [] }
+    return try await file.reading("read the shared log") { [self] db in
+      guard try file.has("sluice_log", db) else { return [] }
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -168,8 +118,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func head() async throws -> UInt64 {
-    try await reading("read the shared log") { [self] db in
-      guard try has("sluice_log", db) else { return 0 }
+    try await file.reading("read the shared log") { [self] db in
+      guard try file.has("sluice_log", db) else { return 0 }
       return UInt64(try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM sluice_log") ?? 0)
     }
   }
@@ -202,7 +152,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     let body = try JSONEncoder().encode(snapshot)
     let sequence = try Self.column(snapshot.sequence)
     let hash = Int64(bitPattern: snapshot.hash)
-    try await writing("save a snapshot of the shared lane") { db in
+    try await file.writing("save a snapshot of the shared lane") { db in
       // The first snapshot after an entry stays: another node compares its hash with it.
       try db.execute(
         sql: "INSERT OR IGNORE INTO sluice_snapshot (sequence, hash, body) VALUES (?, ?, ?)",
@@ -211,8 +161,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   private func readSnapshot(_ sql: String, _ arguments: [Int64]) async throws -> SharedSnapshot? {
-    let body = try await reading("read the shared lane's snapshots") { [self] db -> Data? in
-      guard try has("sluice_snapshot", db) else { return nil }
+    let body = try await file.reading("read the shared lane's snapshots") { [self] db -> Data? in
+      guard try file.has("sluice_snapshot", db) else { return nil }
       return try Data.fetchOne(db, sql: sql, arguments: StatementArguments(arguments))
     }
     return try body.map { try JSONDecoder().decode(SharedSnapshot.self, from: $0) }
@@ -220,9 +170,6 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
 
   /// A number as SQLite stores it (a signed 64-bit integer).
   private static func column(_ number: UInt64) throws -> Int64 {
-    guard let value = Int64(exactly: number) else {
-      throw SharedLogError(.numberOutOfRange(number), operation: "use the shared log")
-    }
-    return value
+    try SQLiteFile.column(number, "use the shared log")
   }
 }

@@ -94,9 +94,11 @@ extension SQLiteStorage {
   }
 
   /// The migrations recorded in the file that this version does not know, sorted. The shared
-  /// log's (``SQLiteLogEngine``) are known: a lane's log may share the file.
+  /// log's (``SQLiteLogEngine``) and the outbox's (``SQLiteOutboxStore``) are known: they may
+  /// share the file.
   private static func unknownMigrations(_ db: Database) throws -> [String] {
     try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
-      .subtracting(SQLiteLogEngine.migrator.migrations).sorted()
+      .subtracting(SQLiteLogEngine.migrator.migrations)
+      .subtracting(SQLiteOutboxStore.migrator.migrations).sorted()
   }
 }

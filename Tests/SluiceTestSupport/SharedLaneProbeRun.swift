@@ -57,8 +57,27 @@ public final class SharedLaneProbeRun {
   }
 
   /// The highest `acked` the run printed: every index below it is in the log.
-  public var acked: Int {
-    lines.compactMap { $0.hasPrefix("acked ") ? Int($0.dropFirst(6)) : nil }.max() ?? 0
+  public var acked: Int { highest("acked") }
+
+  /// The highest number the run printed after `word` and a space (`acked`, `durable`); 0 if
+  /// none.
+  public func highest(_ word: String) -> Int {
+    lines.compactMap { line in
+      line.hasPrefix(word + " ") ? Int(line.dropFirst(word.count + 1)) : nil
+    }.max() ?? 0
+  }
+
+  /// Waits (at most `timeout`) until the run printed a line that satisfies `printed`, or
+  /// ended; returns whether it printed one.
+  public func wait(timeout: Duration, until printed: (String) -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while clock.now < deadline {
+      if lines.contains(where: printed) { return true }
+      if !process.isRunning { break }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return lines.contains(where: printed)
   }
 
   /// Whether the run's last line is `sending`: it waits for a flush, in the middle of an

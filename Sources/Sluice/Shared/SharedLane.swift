@@ -26,6 +26,9 @@ import Foundation
 ///   action is reported on the dispatcher's ``Dispatcher/errors`` channel and not dispatched.
 /// - An engine that cannot be reached is reported on the same channel (once per outage); the
 ///   actions stay in the outbox and are appended when it is back, each once.
+/// - With an outbox store (`outbox:`), the outbox survives a crash: each action is kept there
+///   before it is appended, and a node that starts appends what a previous run left.
+///   ``waitUntilDurable()`` returns once everything dispatched so far is kept or appended.
 /// - An entry that does not decode stops the node before it, with
 ///   ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)``: a node never skips or
 ///   reorders an entry.
@@ -37,6 +40,8 @@ public final class SharedLane: Sendable {
   public let node: String
   let engine: any SharedLogEngine
   let outbox: SharedOutbox
+  /// Where the outbox survives a crash, if anywhere.
+  let outboxStore: (any SharedOutboxStore)?
   let progress: SharedProgress
   private let tasks = Guarded<[Task<Void, Never>]>([])
   private let parts = Guarded<[String: SharedPart]>([:])
@@ -48,7 +53,12 @@ public final class SharedLane: Sendable {
   /// - Parameters:
   ///   - engine: The log.
   ///   - actions: The actions that may be dispatched to the lane, by stable name.
-  ///   - node: This node's name, unique among the nodes; a new one by default.
+  ///   - node: This node's name, unique among the nodes; a new one by default. A node restarted
+  ///     under its name numbers its actions after those it appended before.
+  ///   - outbox: Where the node keeps the actions it dispatched until the log takes them, so
+  ///     that a crash loses none of them; `nil` (the default) keeps them in memory only. Each
+  ///     batch is then written there before it is appended (a local write and a removal per
+  ///     batch).
   ///   - label: The dispatcher's label.
   ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
   ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
@@ -58,7 +68,8 @@ public final class SharedLane: Sendable {
   /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
   public init(
     engine: some SharedLogEngine, actions: SharedActions, node: String = UUID().uuidString,
-    label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
+    outbox: (any SharedOutboxStore)? = nil, label: String = "sluice.shared",
+    snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil
   ) throws {
     guard actions.conflicts.isEmpty else {
@@ -67,10 +78,11 @@ public final class SharedLane: Sendable {
     self.engine = engine
     self.node = node
     self.snapshotInterval = snapshotInterval
+    outboxStore = outbox
     progress = SharedProgress()
-    outbox = SharedOutbox(node: node, actions: actions, progress: progress)
-    dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: outbox)
-    outbox.attach(errors: dispatcher.errors)
+    self.outbox = SharedOutbox(node: node, actions: actions, progress: progress)
+    dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: self.outbox)
+    self.outbox.attach(errors: dispatcher.errors)
   }
 
   deinit {
@@ -91,9 +103,10 @@ public final class SharedLane: Sendable {
   /// Starts following the log and appending what is dispatched; returns once this node applied
   /// the log as it was when called.
   ///
-  /// - Throws: The engine's error when it cannot be read at first, or the
+  /// - Throws: The engine's or the outbox store's error when it cannot be read at first, or the
   ///   ``SharedLaneError`` that stopped the node while it caught up.
   public func start() async throws {
+    let kept = try await outboxStore?.keptRecords() ?? []
     let head = try await engine.head()
     let follower = SharedFollower(
       engine: engine, outbox: outbox, progress: progress, lane: dispatcher.lane,
@@ -106,12 +119,17 @@ public final class SharedLane: Sendable {
       return true
     }
     guard started else { return }
+    outbox.restore(kept)
     try await progress.waitUntilApplied(head)
-    // The appender starts once the node saw its own entries of the log so far, so that it
-    // numbers its actions after them.
+    // The outbox numbers its actions once the node saw its own entries of the log so far, so
+    // that the numbers come after them.
+    outbox.startNumbering()
     tasks.withLock { tasks in
       if !tasks.isEmpty {
-        tasks.append(Task { [engine, outbox] in await Self.append(engine, outbox) })
+        tasks.append(
+          Task { [engine, outbox, outboxStore] in
+            await Self.append(engine, outbox, outboxStore)
+          })
       }
     }
   }
@@ -166,8 +184,20 @@ public final class SharedLane: Sendable {
     try await send(SharedLaneBarrier())
   }
 
+  /// Returns once every action dispatched to this node so far survives a crash of its process:
+  /// the log took it, or the outbox store keeps it (without an outbox store, once the log took
+  /// it). Actions dispatched before ``start()`` are kept once the node started.
+  ///
+  /// - Throws: The outbox store's error, or `CancellationError` when the lane was stopped
+  ///   first.
+  public func waitUntilDurable() async throws {
+    if let outboxStore { try await Self.keep(outbox, in: outboxStore) }
+    guard await outbox.waitUntilSafe() else { throw CancellationError() }
+  }
+
   /// Stops appending and applying. Actions the log did not take yet stay unsent (call
-  /// ``flush()`` first to send them).
+  /// ``flush()`` first to send them); those the outbox store keeps are sent by the next node
+  /// that starts with it.
   public func stop() async {
     outbox.close()
     let running = tasks.withLock { tasks in
@@ -182,23 +212,80 @@ public final class SharedLane: Sendable {
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
 
-  /// Appends every batch the outbox has, retrying after a failure with a growing pause.
-  private static func append(_ engine: any SharedLogEngine, _ outbox: SharedOutbox) async {
+  /// Appends every batch the outbox has, retrying after a failure with a growing pause. With an
+  /// outbox store, each batch is kept there first and forgotten once appended.
+  private static func append(
+    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ store: (any SharedOutboxStore)?
+  ) async {
     var failures = 0
+    var storeFailing = false
     while !Task.isCancelled {
       let batch = await outbox.nextBatch()
       guard !batch.isEmpty else { return }
+      if let store { await keep(outbox, in: store, failing: &storeFailing) }
       do {
-        let numbers = try await engine.append(batch.map(outbox.record(of:)))
+        let numbers = try await engine.append(batch.map(\.record))
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
+        if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }
       } catch {
         if Task.isCancelled { return }
         // Once per outage: the actions stay in the outbox, and go when the engine is back.
         if failures == 0 { outbox.report(error, action: batch.first?.action) }
         failures += 1
-        try? await Task.sleep(for: pause(after: failures))
+        // Until the retry, what is dispatched meanwhile is kept as it comes.
+        let clock = ContinuousClock()
+        let retry = clock.now.advanced(by: pause(after: failures))
+        while !Task.isCancelled, clock.now < retry {
+          try? await Task.sleep(for: min(.milliseconds(10), clock.now.duration(to: retry)))
+          if let store { await keep(outbox, in: store, failing: &storeFailing) }
+        }
       }
+    }
+  }
+
+  /// Writes the outbox's numbered actions that `store` does not keep yet into it.
+  private static func keep(_ outbox: SharedOutbox, in store: any SharedOutboxStore) async throws {
+    let unkept = outbox.unkept()
+    guard !unkept.isEmpty else { return }
+    try await store.keep(unkept.map(\.record))
+    outbox.markKept(unkept)
+  }
+
+  /// ``keep(_:in:)``, reporting a failure once until the store works again; the log is tried
+  /// all the same.
+  private static func keep(
+    _ outbox: SharedOutbox, in store: any SharedOutboxStore, failing: inout Bool
+  ) async {
+    do {
+      try await keep(outbox, in: store)
+      failing = false
+    } catch {
+      if !failing { outbox.report(error, action: nil) }
+      failing = true
+    }
+  }
+
+  /// Forgets the records of `batch`, which the log took, in `store`. A record kept again after
+  /// this (by ``waitUntilDurable()`` racing the appender) is forgotten with the next batch of
+  /// its origin, or appended once more, and ignored by the log, by the next node that starts.
+  private static func forget(
+    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ outbox: SharedOutbox,
+    failing: inout Bool
+  ) async {
+    var through: [String: UInt64] = [:]
+    for pending in batch {
+      through[pending.record.origin] = max(
+        through[pending.record.origin] ?? 0, pending.record.originSequence)
+    }
+    do {
+      for (origin, sequence) in through {
+        try await store.forget(origin: origin, through: sequence)
+      }
+      failing = false
+    } catch {
+      if !failing { outbox.report(error, action: nil) }
+      failing = true
     }
   }
 

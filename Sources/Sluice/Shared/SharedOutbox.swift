@@ -4,30 +4,57 @@ import Foundation
 ///
 /// It is the shared lane's ``LaneOrderSource``: every action dispatched to the lane lands here,
 /// and the appender takes everything queued since its last append as one batch. An action gets
-/// its origin sequence when it first goes into a batch, and keeps it for every retry, so the log
-/// applies it once. Numbers continue after the node's last entry in the log (see
+/// its origin sequence when it first goes into a batch or into the outbox store, and keeps it
+/// for every retry and restart, so the log applies it once. Numbers continue after the node's last entry in the log (see
 /// ``noteOwn(_:)``), so a node restarted under the same name never reuses one.
 final class SharedOutbox: LaneOrderSource {
   struct Pending: Sendable {
     /// Identifies the action in this outbox, for who waits for it.
     let local: UInt64
-    let name: String
-    let payload: Data
-    let action: any Action
-    var originSequence: UInt64?
+    /// The record the log gets; its origin sequence is 0 until `numbered`.
+    var record: SharedLogRecord
+    /// The action, for error reports; `nil` for a record a previous run kept that this one
+    /// cannot decode (it is appended all the same: another node may know it).
+    let action: (any Action)?
+    var numbered: Bool
+    /// Whether the outbox store keeps it.
+    var kept: Bool
   }
 
   private struct State {
     /// The next origin sequence.
     var next: UInt64 = 1
     var nextLocal: UInt64 = 1
+    /// Whether actions may be numbered: once the node saw its own entries of the log.
+    var numbering = false
     var pending: [Pending] = []
     /// Who waits for the log's number of which pending action (by `local`).
     var waiters: [UInt64: [CheckedContinuation<UInt64?, Never>]] = [:]
+    /// Who waits until every action up to `through` is kept or appended.
+    var durableWaiters: [(through: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     /// The appender, waiting for something to append.
     var appender: CheckedContinuation<Void, Never>?
     var errors: ErrorChannel?
     var closed = false
+
+    /// Numbers the pending actions that have no origin sequence yet, in order.
+    mutating func number() {
+      guard numbering else { return }
+      for index in pending.indices where !pending[index].numbered {
+        pending[index].record.originSequence = next
+        pending[index].numbered = true
+        next += 1
+      }
+    }
+
+    /// Takes the durability waiters whose actions are all kept or appended.
+    mutating func readyDurableWaiters() -> [CheckedContinuation<Bool, Never>] {
+      guard !durableWaiters.isEmpty else { return [] }
+      let firstUnsafe = pending.first { !$0.kept }?.local ?? .max
+      let ready = durableWaiters.filter { $0.through < firstUnsafe }
+      durableWaiters.removeAll { $0.through < firstUnsafe }
+      return ready.map(\.continuation)
+    }
   }
 
   let node: String
@@ -53,10 +80,12 @@ final class SharedOutbox: LaneOrderSource {
   ///   fails; nothing is queued.
   func enqueue(_ action: any Action, waiter: CheckedContinuation<UInt64?, Never>? = nil) throws {
     let (name, payload) = try actions.encode(action)
+    let record = SharedLogRecord(origin: node, originSequence: 0, name: name, payload: payload)
     let (appender, closed) = state.withLock { state in
       let local = state.nextLocal
       state.nextLocal += 1
-      state.pending.append(Pending(local: local, name: name, payload: payload, action: action))
+      state.pending.append(
+        Pending(local: local, record: record, action: action, numbered: false, kept: false))
       if let waiter, !state.closed { state.waiters[local, default: []].append(waiter) }
       defer { state.appender = nil }
       return (state.appender, state.closed)
@@ -65,12 +94,35 @@ final class SharedOutbox: LaneOrderSource {
     if closed { waiter?.resume(returning: nil) }
   }
 
+  /// Puts back, ahead of everything queued, the records a previous run kept in the outbox store
+  /// and the log may not have taken: they keep their origin sequences, so the log takes each
+  /// once.
+  func restore(_ records: [SharedLogRecord]) {
+    let decoder = JSONDecoder()
+    let restored = records.map { record in
+      let entry = SharedLogEntry(sequence: 0, record: record)
+      return Pending(
+        local: 0, record: record, action: try? actions.decode(entry, with: decoder),
+        numbered: true, kept: true)
+    }
+    let own = records.filter { $0.origin == node }.map(\.originSequence).max()
+    state.withLock { state in
+      state.pending.insert(contentsOf: restored, at: 0)
+      if let own, own >= state.next { state.next = own &+ 1 }
+    }
+  }
+
   /// The log holds an entry of this node with origin sequence `number` (seen while applying
   /// it): new actions are numbered after it.
   func noteOwn(_ number: UInt64) {
     state.withLock { state in
       if number >= state.next { state.next = number &+ 1 }
     }
+  }
+
+  /// Lets the outbox number its actions: the node saw its own entries of the log.
+  func startNumbering() {
+    state.withLock { $0.numbering = true }
   }
 
   /// Queues `action` and returns the log's number for it once appended; `nil` when the outbox
@@ -99,10 +151,7 @@ final class SharedOutbox: LaneOrderSource {
       let taken: [Pending]? = state.withLock { state in
         if state.closed || Task.isCancelled { return [] }
         guard !state.pending.isEmpty else { return nil }
-        for index in state.pending.indices where state.pending[index].originSequence == nil {
-          state.pending[index].originSequence = state.next
-          state.next += 1
-        }
+        state.number()
         return state.pending
       }
       if let taken { return taken }
@@ -117,9 +166,46 @@ final class SharedOutbox: LaneOrderSource {
     }
   }
 
+  /// The numbered actions the outbox store does not keep yet, numbering what it can.
+  func unkept() -> [Pending] {
+    state.withLock { state in
+      state.number()
+      return state.pending.filter { $0.numbered && !$0.kept }
+    }
+  }
+
+  /// The outbox store keeps `kept`: wakes who waited for them to be safe.
+  func markKept(_ kept: [Pending]) {
+    guard let last = kept.last?.local else { return }
+    let ready = state.withLock { state in
+      // Locals grow along the queue, so the kept ones are found in one pass.
+      let locals = Set(kept.map(\.local))
+      for index in state.pending.indices where state.pending[index].local <= last {
+        if locals.contains(state.pending[index].local) { state.pending[index].kept = true }
+      }
+      return state.readyDurableWaiters()
+    }
+    for waiter in ready { waiter.resume(returning: true) }
+  }
+
+  /// Returns once every action queued so far is kept by the outbox store or taken by the log:
+  /// `false` when the outbox was closed first.
+  func waitUntilSafe() async -> Bool {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+      let outcome: Bool? = state.withLock { state in
+        if state.closed { return false }
+        let through = state.nextLocal - 1
+        if state.pending.allSatisfy({ $0.kept || $0.local > through }) { return true }
+        state.durableWaiters.append((through, continuation))
+        return nil
+      }
+      if let outcome { continuation.resume(returning: outcome) }
+    }
+  }
+
   /// The log took `batch` and numbered it `numbers`: removes it and wakes who waited.
   func acknowledge(_ batch: [Pending], numbers: [UInt64]) {
-    let woken: [(CheckedContinuation<UInt64?, Never>, UInt64)] = state.withLock { state in
+    let (woken, safe) = state.withLock { state in
       state.pending.removeFirst(min(batch.count, state.pending.count))
       var woken: [(CheckedContinuation<UInt64?, Never>, UInt64)] = []
       for (pending, number) in zip(batch, numbers) {
@@ -127,30 +213,29 @@ final class SharedOutbox: LaneOrderSource {
           woken.append((waiter, number))
         }
       }
-      return woken
+      return (woken, state.readyDurableWaiters())
     }
     for (waiter, number) in woken { waiter.resume(returning: number) }
+    for waiter in safe { waiter.resume(returning: true) }
   }
 
   /// Stops taking batches; who waits for an acknowledgement gets `nil`.
   func close() {
-    let (waiters, appender) = state.withLock { state in
+    let (waiters, durable, appender) = state.withLock { state in
       state.closed = true
       defer {
         state.waiters.removeAll()
+        state.durableWaiters.removeAll()
         state.appender = nil
       }
-      return (state.waiters.values.flatMap { $0 }, state.appender)
+      return (
+        state.waiters.values.flatMap { $0 }, state.durableWaiters.map(\.continuation),
+        state.appender
+      )
     }
     appender?.resume()
     for waiter in waiters { waiter.resume(returning: nil) }
-  }
-
-  /// The record of a pending action (numbered by ``nextBatch()``).
-  func record(of pending: Pending) -> SharedLogRecord {
-    SharedLogRecord(
-      origin: node, originSequence: pending.originSequence ?? 0, name: pending.name,
-      payload: pending.payload)
+    for waiter in durable { waiter.resume(returning: false) }
   }
 
   /// The number of actions waiting for the log.

@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import Sluice
+
+/// An SQLite file that a part of a shared lane opens with migrations of its own (the log, the
+/// outbox), every call running on a thread of its own under the busy wait.
+final class SQLiteFile: Sendable {
+  // Sendable: immutable; GRDB's `DatabasePool` is Sendable.
+  let path: String
+  let mode: SQLiteStorage.Mode
+  private let pool: DatabasePool
+  private let busyTimeout: Duration
+  /// Where every operation runs: SQLite blocks while another process holds the write lock, and
+  /// that must not block a thread of the concurrency pool.
+  private let worker: BlockingWorker
+
+  /// Opens the file at `path`; in read-write mode, creates it and applies `migrator`, with
+  /// `synchronous = FULL` so that a write that returned survives a power loss.
+  ///
+  /// - Throws: ``SQLiteStorageError`` (``SQLiteStorageError/Kind/busy``) when another process
+  ///   holds the file for longer than `busyTimeout`, or GRDB's `DatabaseError` when the file
+  ///   cannot be opened.
+  init(
+    path: String, mode: SQLiteStorage.Mode, busyTimeout: Duration, migrator: DatabaseMigrator,
+    purpose: String, thread: String
+  ) throws {
+    self.path = path
+    self.mode = mode
+    self.busyTimeout = busyTimeout
+    let pool = try DatabasePool(
+      path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
+    if mode == .readWrite {
+      try SQLiteStorage.waiting(purpose, path, busyTimeout) {
+        // GRDB sets `synchronous = NORMAL` with WAL mode, and every write goes through this
+        // connection.
+        try pool.writeWithoutTransaction { db in
+          try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        try SQLiteStorage.migrateRacing(migrator, pool)
+      }
+    }
+    self.pool = pool
+    worker = BlockingWorker(name: thread)
+  }
+
+  /// Whether the file has `table` (always, in read-write mode, which made it).
+  func has(_ table: String, _ db: Database) throws -> Bool {
+    if mode == .readWrite { return true }
+    return try db.tableExists(table)
+  }
+
+  /// Reads in a transaction of its own, on the file's thread.
+  func reading<T: Sendable>(
+    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    try await worker.run { [self] in
+      try SQLiteStorage.waiting(operation, path, busyTimeout) { try pool.read(body) }
+    }
+  }
+
+  /// Writes on the file's thread; `body` opens its own transaction.
+  ///
+  /// - Throws: ``SQLiteStorageError/Kind/readOnly`` in read-only mode.
+  func writing<T: Sendable>(
+    _ operation: String, _ body: @escaping @Sendable (Database) throws -> T
+  ) async throws -> T {
+    guard mode == .readWrite else {
+      throw SQLiteStorageError(.readOnly, path: path, operation: operation)
+    }
+    return try await worker.run { [self] in
+      try SQLiteStorage.waiting(operation, path, busyTimeout) {
+        try pool.writeWithoutTransaction(body)
+      }
+    }
+  }
+
+  /// A number as SQLite stores it (a signed 64-bit integer).
+  static func column(_ number: UInt64, _ operation: String) throws -> Int64 {
+    guard let value = Int64(exactly: number) else {
+      throw SharedLogError(.numberOutOfRange(number), operation: operation)
+    }
+    return value
+  }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import Sluice
+
+/// A shared lane's outbox in a local SQLite file: the actions a node dispatched survive a crash
+/// of its process until the log takes them.
+///
+/// ```swift
+/// let lane = try SharedLane(
+///   engine: try PostgresLogEngine(url: url), actions: actions, node: "worker-1",
+///   outbox: try SQLiteOutboxStore(path: ".sluice/outbox.sqlite"))
+/// ```
+///
+/// Each write is durable when it returns (`synchronous = FULL`). The file may be shared by
+/// several nodes (each record carries its origin) and with an ``SQLiteStorage``; it should not
+/// be the shared log's own file, whose appends it would wait for.
+public final class SQLiteOutboxStore: SharedOutboxStore {
+  // Sendable: immutable.
+  private let file: SQLiteFile
+
+  /// The database file.
+  public var path: String { file.path }
+
+  /// Opens the outbox in the SQLite file at `path`, creating the file and its table when
+  /// needed.
+  ///
+  /// - Throws: ``SQLiteStorageError`` (``SQLiteStorageError/Kind/busy``) when another process
+  ///   holds the file for longer than `busyTimeout`, or GRDB's `DatabaseError` when the file
+  ///   cannot be opened (a missing folder, a file that is not a database).
+  public init(path: String, busyTimeout: Duration = .seconds(5)) throws {
+    file = try SQLiteFile(
+      path: path, mode: .readWrite, busyTimeout: busyTimeout, migrator: Self.migrator,
+      purpose: "open the shared lane's outbox", thread: "sluice.shared-outbox.sqlite")
+  }
+
+  /// The outbox's schema, as GRDB migrations.
+  static let migrator: DatabaseMigrator = {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1-shared-outbox") { db in
+      try db.create(table: "sluice_outbox") { table in
+        table.column("origin", .text).notNull()
+        table.column("origin_sequence", .integer).notNull()
+        table.column("name", .text).notNull()
+        table.column("payload", .blob).notNull()
+        table.primaryKey(["origin", "origin_sequence"])
+      }
+    }
+    return migrator
+  }()
+
+  public func keptRecords() async throws -> [SharedLogRecord] {
+    try await file.reading("read the shared lane's outbox") { db in
+      let rows = try Row.fetchAll(
+        db,
+        sql: """
+          SELECT origin, origin_sequence, name, payload FROM sluice_outbox
+          ORDER BY origin, origin_sequence
+          """)
+      return rows.map { row in
+        let originSequence: Int64 = row["origin_sequence"]
+        return SharedLogRecord(
+          origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
+          payload: row["payload"])
+      }
+    }
+  }
+
+  public func keep(_ records: [SharedLogRecord]) async throws {
+    guard !records.isEmpty else { return }
+    let rows = try records.map { record in
+      (record, try SQLiteFile.column(record.originSequence, "keep actions in the outbox"))
+    }
+    try await file.writing("keep actions in the shared lane's outbox") { db in
+      try db.inTransaction(.immediate) {
+        let insert = try db.cachedStatement(
+          sql: """
+            INSERT OR IGNORE INTO sluice_outbox (origin, origin_sequence, name, payload)
+            VALUES (?, ?, ?, ?)
+            """)
+        for (record, originSequence) in rows {
+          try insert.execute(
+            arguments: [record.origin, originSequence, record.name, record.payload])
+        }
+        return .commit
+      }
+    }
+  }
+
+  public func forget(origin: String, through originSequence: UInt64) async throws {
+    // A number past what SQLite stores is past every kept record.
+    let last = Int64(exactly: originSequence) ?? .max
+    try await file.writing("forget actions of the shared lane's outbox") { db in
+      try db.execute(
+        sql: "DELETE FROM sluice_outbox WHERE origin = ? AND origin_sequence <= ?",
+        arguments: [origin, last])
+    }
+  }
+}
