@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
     .library(name: "SluiceLogging", targets: ["SluiceLogging"]),
     .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
+    .library(name: "SluiceInspector", targets: ["SluiceInspector"]),
     .executable(name: "sluice-demo", targets: ["SluiceDemo"]),
   ],
   dependencies: [
@@ -22,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
   ],
   targets: [
     .target(name: "CSluiceSupport"),
@@ -48,10 +51,19 @@ let package = Package(
         "Sluice", .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // The web inspector. Hummingbird (and SwiftNIO under it) stays out of the core.
+    .target(
+      name: "SluiceInspector",
+      dependencies: [
+        "Sluice", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("Page")]),
     .executableTarget(
       name: "SluiceDemo",
       dependencies: [
-        "Sluice", "SluiceSQLite", "SluicePostgres",
+        "Sluice", "SluiceSQLite", "SluicePostgres", "SluiceInspector",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
@@ -98,12 +110,19 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(
+      name: "SluiceInspectorTests",
+      dependencies: [
+        "Sluice", "SluiceInspector", "SluiceTesting",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(
       name: "SluiceLoggingTests",
       dependencies: ["Sluice", "SluiceLogging", .product(name: "Logging", package: "swift-log")]),
     .testTarget(
       name: "DocumentationTests",
       dependencies: [
-        "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging",
+        "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging", "SluiceInspector",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "PropertyBased", package: "swift-property-based"),

@@ -27,6 +27,8 @@ let package = Package(
         .product(name: "SluiceSQLite", package: "Sluice"),
         // The shared.postgres.* cases; their server is started with initdb and pg_ctl.
         .product(name: "SluicePostgres", package: "Sluice"),
+        // inspector.attached.
+        .product(name: "SluiceInspector", package: "Sluice"),
         "CAllocCounter",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),

@@ -63,7 +63,7 @@ public final class Dispatcher: Sendable {
   ///   - maxChainDepth: How many actions may follow one another, each dispatched while the
   ///     previous was processed, before the chain is reported as runaway and stopped.
   ///   - maxQueueDepth: When set, bounds the queue (back-pressure) without ever dropping an
-  ///     action: ``send(_:)`` suspends until there is room; an asynchronous
+  ///     action: ``send(_:file:line:)`` suspends until there is room; an asynchronous
   ///     ``dispatch(_:mode:file:line:)`` from outside the lane that finds the queue full waits
   ///     until its action ran, as a synchronous one does. Where waiting could deadlock (on the lane, from a thread holding
   ///     another lane, or while a lock holds the lane) the action is queued past the bound and
@@ -111,7 +111,7 @@ public final class Dispatcher: Sendable {
   /// The action being processed is not counted; an idle lane has depth 0.
   public var queueDepth: Int { lane.queueDepth }
 
-  /// The bound on ``queueDepth`` that makes ``send(_:)`` and a full queue's asynchronous
+  /// The bound on ``queueDepth`` that makes ``send(_:file:line:)`` and a full queue's asynchronous
   /// dispatches wait, if any.
   public var maxQueueDepth: Int? { lane.configuration.maxQueueDepth }
 
@@ -141,7 +141,15 @@ public final class Dispatcher: Sendable {
   ///
   /// Never blocks a thread. When the dispatcher has a ``maxQueueDepth`` and that many items are
   /// queued, waits for room first.
-  public func send(_ action: some Action) async {
-    await lane.send(action)
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - file: Where the action was dispatched, for an attached inspector; the caller's by
+  ///     default.
+  ///   - line: The line of that place; the caller's by default.
+  public func send(
+    _ action: some Action, file: StaticString = #fileID, line: UInt = #line
+  ) async {
+    await lane.send(action, file: file, line: line)
   }
 }

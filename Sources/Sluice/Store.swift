@@ -155,9 +155,18 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     core.lane.dispatch(action, mode: mode, file: file, line: line)
   }
 
-  /// Dispatches an action and resumes once it was processed. See ``Dispatcher/send(_:)``.
-  public func send(_ action: some Action) async {
-    await core.lane.send(action)
+  /// Dispatches an action and resumes once it was processed. See
+  /// ``Dispatcher/send(_:file:line:)``.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - file: Where the action was dispatched, for an attached inspector; the caller's by
+  ///     default.
+  ///   - line: The line of that place; the caller's by default.
+  public func send(
+    _ action: some Action, file: StaticString = #fileID, line: UInt = #line
+  ) async {
+    await core.lane.send(action, file: file, line: line)
   }
 
   /// Returns the store to its initial state, through the lane, observed like any change

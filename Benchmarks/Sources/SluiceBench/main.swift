@@ -15,7 +15,7 @@
 let allCases =
   DispatchCases.all + ObservationCases.all + TransactionCases.all + ReactionCases.all
   + EffectCases.all + PersistenceCases.all + YardstickCases.all + QueueCases.all
-  + SharedLaneCases.all + SharedPostgresCases.all
+  + SharedLaneCases.all + SharedPostgresCases.all + InspectorCases.all
 let lockFloorName = "floor.lock"
 
 let options = Options.parseOrExit()

@@ -11,7 +11,7 @@
 /// ```
 ///
 /// An effect runs outside the lane, as a Swift task; nothing it does can block the lane.
-/// Once the effect is cancelled, its ``dispatch(_:file:line:)`` and ``send(_:)`` calls are
+/// Once the effect is cancelled, its ``dispatch(_:file:line:)`` and ``send(_:file:line:)`` calls are
 /// dropped, so a stale response never reaches the store.
 public struct EffectContext<State: Sendable>: Sendable {
   let lane: Lane
@@ -49,9 +49,17 @@ public struct EffectContext<State: Sendable>: Sendable {
 
   /// Dispatches an action and resumes once it was processed (with everything it caused).
   /// Dropped when the effect was cancelled.
-  public func send(_ action: some Action) async {
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - file: Where the action was dispatched, for an attached inspector; the caller's by
+  ///     default.
+  ///   - line: The line of that place; the caller's by default.
+  public func send(
+    _ action: some Action, file: StaticString = #fileID, line: UInt = #line
+  ) async {
     guard !Task.isCancelled else { return }
-    await lane.send(action)
+    await lane.send(action, file: file, line: line)
   }
 
   /// Reports an error on the store's and dispatcher's error channels without ending the effect

@@ -21,6 +21,8 @@ final class EffectRuntime: @unchecked Sendable {
   /// Named ids, interned, so that policies compare integers on the dispatch path.
   private var keys: [EffectID: Int] = [:]
   private var nextKey = 0
+  /// While an inspector is attached: the cause of what an effect started now dispatches.
+  private var inspectionCause: (@Sendable (ErrorEvent.Source) -> DispatchCause?)?
 
   /// The runtime whose effect the current task runs, if any.
   @TaskLocal static var current: ObjectIdentifier?
@@ -51,6 +53,16 @@ final class EffectRuntime: @unchecked Sendable {
         entry in entry.task.map { EffectTask(task: $0, token: entry.token, runtime: self) }
       }
     }
+  }
+
+  /// Sets (or, with `nil`, clears) what gives the effects started from now on the cause of the
+  /// actions they dispatch (see ``LaneInspector``).
+  func setInspectionCause(_ cause: (@Sendable (ErrorEvent.Source) -> DispatchCause?)?) {
+    let replaced = lock.withLock {
+      defer { inspectionCause = cause }
+      return inspectionCause
+    }
+    _ = replaced  // Released here, outside the lock.
   }
 
   /// The key of a named id (the same for equal ids), or a new key for an unnamed one.
@@ -113,10 +125,17 @@ final class EffectRuntime: @unchecked Sendable {
     nextToken += 1
     started += 1
     running[token] = Running(token: token, key: key, group: group, source: source)
+    let cause = inspectionCause?(source)
     // Made under the lock, so the task cannot finish before it is recorded.
     let task = Task { [id = ObjectIdentifier(self)] in
       do {
-        try await EffectRuntime.$current.withValue(id) { try await body() }
+        if let cause {
+          try await InspectionContext.$effectCause.withValue(cause) {
+            try await EffectRuntime.$current.withValue(id) { try await body() }
+          }
+        } else {
+          try await EffectRuntime.$current.withValue(id) { try await body() }
+        }
       } catch is CancellationError {
       } catch {
         if !Task.isCancelled {

@@ -115,6 +115,7 @@ extension Lane {
   private func run(_ item: Item) {
     currentRoot = item.root
     item.payload.run(on: self)
+    if let inspector = activeInspector { inspector.itemEnded() }
     currentDepth = 0
     currentChain = nil
     currentActionType = nil
@@ -128,6 +129,9 @@ extension Lane {
     currentChain = work.chain
     switch work.kind {
     case .action(let action):
+      if let origin = work.origin, let inspector = activeInspector {
+        inspector.stepStarted(action, origin: origin)
+      }
       if let lock = work.lock {
         processExclusive(action, under: lock)
       } else {

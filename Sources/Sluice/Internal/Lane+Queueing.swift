@@ -20,6 +20,8 @@ extension Lane {
     if isCurrentThreadDraining {
       return enqueueFromInside(work.work, bypass: bypass, file: file, line: line)
     }
+    var work = work
+    if isInspected.load(ordering: .relaxed) { work = inspected(work, file: file, line: line) }
     // A thread that holds another lane must not wait for this one: the holder of this lane
     // could be waiting for that one.
     let waiting: Machine.Completion = ThreadContext.drainDepth == 0 ? .block : .noBlock
@@ -75,6 +77,7 @@ extension Lane {
       }
       work.depth = currentDepth + 1
       work.chain = ChainLink(type: currentActionType, parent: currentChain)
+      if let inspector = activeInspector { work.origin = origin(inside: inspector, file, line) }
       if work.depth > configuration.maxChainDepth {
         reporter.report(
           ReportedIssue(

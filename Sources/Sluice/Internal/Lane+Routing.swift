@@ -79,6 +79,7 @@ extension Lane {
 
   /// Adds `core` to the lane's stores and routing (under `lock`).
   func attachLocked(_ core: AnyStoreCore) {
+    if let inspector { core.installInspection(inspector) }
     cores.append(core)
     rebuildRoutingLocked()
   }

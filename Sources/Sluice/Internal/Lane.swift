@@ -45,6 +45,8 @@ final class Lane: @unchecked Sendable {
     var chain: ChainLink?
     /// For an exclusive action: the lock it runs under (handed to the reactions it causes).
     var lock: Lock?
+    /// Where and why the action was dispatched, when an inspector was attached then.
+    var origin: DispatchOrigin?
   }
 
   typealias Item = LaneStorage.Machine.Item
@@ -105,6 +107,14 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) var armedHooks: [any BeforeWakeHook] = []
   /// What other parts of Sluice keep per lane (see ``local(_:make:)``).
   @exclusivity(unchecked) var locals: [ObjectIdentifier: AnyObject] = [:]
+  /// The attached inspector, as the thread holding the lane sees it (drainer only; set and
+  /// cleared by lane work, together with `inspector`).
+  @exclusivity(unchecked) var activeInspector: (any LaneInspector)?
+  /// The attached inspector (guarded by `lock`).
+  var inspector: (any LaneInspector)?
+  /// Whether an inspector is attached: read by dispatching threads, which then queue their
+  /// action with its origin.
+  let isInspected = Atomic<Bool>(false)
 
   init(configuration: Configuration) {
     self.configuration = configuration
@@ -168,7 +178,7 @@ final class Lane: @unchecked Sendable {
     submit(QueuedWork(payload), mode: mode, bypass: false, file: file, line: line)
   }
 
-  func send(_ action: any Action) async {
+  func send(_ action: any Action, file: StaticString, line: UInt) async {
     if isShared, let source = configuration.orderSource { return await source.send(action) }
     if storage.tryShortcut() {
       runShortcut { process(boxed: action) }
@@ -178,14 +188,15 @@ final class Lane: @unchecked Sendable {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       if isCurrentThreadDraining {
         // Unreachable in practice (a lane's thread runs synchronous code), but never block.
-        enqueueFromInside(Work(kind: .action(action)), file: #fileID, line: #line)
+        enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
         continuation.resume()
         return
       }
+      var queued = QueuedWork(boxed: action)
+      if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
       carryOut(
         storage.withMachine {
-          $0.submit(
-            QueuedWork(boxed: action), bypass: false, completion: .resume(continuation))
+          $0.submit(queued, bypass: false, completion: .resume(continuation))
         })
     }
   }

@@ -38,6 +38,9 @@ final class LaneStorage: @unchecked Sendable {
   private var heldLocks: [ObjectIdentifier: WeakLock] = [:]
   /// The blocked threads, by the sequence number they wait for.
   private var parked: [Machine.Seq: InternalCondition] = [:]
+  /// Whether no caller may take the shortcut (an inspector is attached: every action is
+  /// queued with its origin); guarded by `lock`.
+  private var shortcutOff = false
 
   init(maxQueueDepth: Int?) {
     machine = Machine(maxQueueDepth: maxQueueDepth)
@@ -69,8 +72,15 @@ final class LaneStorage: @unchecked Sendable {
 
   private func publishWord() {
     let held = machine.isIdle ? 0 : LaneStorage.held
-    let attention = machine.needsAttention || !retired.isEmpty ? LaneStorage.attention : 0
+    let attention =
+      machine.needsAttention || !retired.isEmpty || shortcutOff ? LaneStorage.attention : 0
     word.store(held | attention, ordering: .releasing)
+  }
+
+  /// Turns the shortcut off (every caller goes through the machine) or back on; the caller holds
+  /// `lock`.
+  func setShortcutOffLocked(_ off: Bool) {
+    withMachineLocked { _ in shortcutOff = off }
   }
 
   /// Claims the idle lane without the lock; `false` when anything needs the lock.

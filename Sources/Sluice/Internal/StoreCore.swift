@@ -88,6 +88,23 @@ class AnyStoreCore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: AnyStoreCore.slot is abstract")
   }
 
+  /// The store as an attached inspector sees it; `nil` when none is attached (under the lane's
+  /// lock, or lane only).
+  var inspectedStore: InspectedStore? {
+    preconditionFailure("internal inconsistency: AnyStoreCore.inspectedStore is abstract")
+  }
+
+  /// Makes the store report every step to `inspector` (under the lane's lock, on the lane or
+  /// before the store is routed to).
+  func installInspection(_ inspector: any LaneInspector) {
+    preconditionFailure("internal inconsistency: AnyStoreCore.installInspection is abstract")
+  }
+
+  /// Stops reporting to the inspector (lane only, outside the lane's lock).
+  func removeInspection() {
+    preconditionFailure("internal inconsistency: AnyStoreCore.removeInspection is abstract")
+  }
+
   /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
   func sweepObservers() {
     preconditionFailure("internal inconsistency: AnyStoreCore.sweepObservers is abstract")
@@ -181,6 +198,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Step recorders (``Store/record(_:)``), called after each action with both states.
   var recorders: [(id: Int, body: @Sendable (StepRecord<State>) -> Void)] = []
   var nextMiddlewareID = 0
+  /// The attached inspector's view of the store and the id of the recorder reporting to it
+  /// (under the lane's lock, or lane only).
+  var inspection: (store: TypedInspectedStore<State>, recorder: Int)?
   /// The state saved by `captureState()` (lane only).
   var captured: State?
   /// Called when the store is deinitialized: ends the `values` streams of this store.
@@ -352,9 +372,39 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Replaces the whole state on the lane and notifies, like an action would.
   func replaceState(with newState: State) {
     roundBoundary = registry.nextOrderPeek
+    let before: State? = inspection == nil ? nil : current
     if needsOld { pendingOld = current }
     setCurrent(newState)
+    if let inspection, let before, let inspector = lane.activeInspector {
+      inspector.storeReplaced(inspection.store, before: before, after: current)
+    }
     if hasObservers { notify() }
+  }
+
+  override var inspectedStore: InspectedStore? { inspection?.store }
+
+  override func installInspection(_ inspector: any LaneInspector) {
+    guard inspection == nil else { return }
+    let store = TypedInspectedStore(core: self)
+    let id = nextMiddlewareID
+    nextMiddlewareID += 1
+    recorders.append(
+      (
+        id: id,
+        body: { step in
+          inspector.storeStepped(
+            store, action: step.action, before: step.before, after: step.after,
+            reduced: step.reduced, handled: step.handled)
+        }
+      ))
+    inspection = (store, id)
+    extras.wrappingAdd(1, ordering: .relaxed)
+  }
+
+  override func removeInspection() {
+    guard let inspection else { return }
+    self.inspection = nil
+    removeMiddleware(id: inspection.recorder)
   }
 
   override func sweepObservers() {

@@ -26,7 +26,7 @@ import Observation
 /// hop that delivers it, the model shows the state before the action; read
 /// ``Store/state`` for the store's latest state.
 ///
-/// Send actions with ``dispatch(_:mode:file:line:)`` or ``send(_:)``, and bind a control to a path and an
+/// Send actions with ``dispatch(_:mode:file:line:)`` or ``send(_:file:line:)``, and bind a control to a path and an
 /// action with ``binding(_:to:)``.
 @MainActor @dynamicMemberLookup
 public final class StoreModel<State: Sendable>: Observable {
@@ -76,9 +76,17 @@ public final class StoreModel<State: Sendable>: Observable {
     store.dispatch(action, mode: mode, file: file, line: line)
   }
 
-  /// Dispatches `action` and resumes once it was processed (see ``Store/send(_:)``).
-  public func send(_ action: some Action) async {
-    await store.send(action)
+  /// Dispatches `action` and resumes once it was processed (see ``Store/send(_:file:line:)``).
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - file: Where the action was dispatched, for an attached inspector; the caller's by
+  ///     default.
+  ///   - line: The line of that place; the caller's by default.
+  public func send(
+    _ action: some Action, file: StaticString = #fileID, line: UInt = #line
+  ) async {
+    await store.send(action, file: file, line: line)
   }
 
   /// A getter and a setter for a control bound to `path`: the getter reads the model (tracked),

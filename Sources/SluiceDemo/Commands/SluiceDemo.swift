@@ -15,7 +15,7 @@ struct SluiceDemo: AsyncParsableCommand {
       the second run restore what the first saved. The todo commands work on your own list.
       """,
     version: version,
-    subcommands: [Tour.self, TodoCommand.self],
+    subcommands: [Tour.self, TodoCommand.self, Inspect.self],
     defaultSubcommand: Tour.self)
 
   /// Runs the command line. A word where a command is expected that names none is reported as

@@ -1,0 +1,81 @@
+/// A store on an inspected lane, seen without its state type: its name, its state, and its
+/// reducer as a pure function, so that an inspector can replay actions in a fork without
+/// touching the store.
+///
+/// It holds the store's lane and identity, not the store: a store that goes away makes
+/// ``currentState()`` return `nil` and ``replaceState(with:)`` return `false`.
+package class InspectedStore: @unchecked Sendable {
+  // @unchecked Sendable: immutable; the lane is Sendable.
+  /// The store's identity, stable while it lives.
+  package let id: ObjectIdentifier
+  /// The name of its state type (`TodoState`).
+  package let name: String
+  let lane: Lane
+
+  init(id: ObjectIdentifier, name: String, lane: Lane) {
+    self.id = id
+    self.name = name
+    self.lane = lane
+  }
+
+  /// The store's state now; `nil` when the store is gone.
+  package func currentState() -> (any Sendable)? {
+    preconditionFailure("internal inconsistency: InspectedStore.currentState is abstract")
+  }
+
+  /// The state the store started with.
+  package var initialState: any Sendable {
+    preconditionFailure("internal inconsistency: InspectedStore.initialState is abstract")
+  }
+
+  /// The state `action` leaves `state` in, through the store's reducer alone (no middleware,
+  /// observer or effect); `nil` when the store has no handler for it or `state` is not of the
+  /// store's state type.
+  package func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)? {
+    preconditionFailure("internal inconsistency: InspectedStore.reduce is abstract")
+  }
+
+  /// Replaces the store's state through its lane, as lane work queued after what is queued
+  /// already (held by the lane's locks like an action), and resumes once it ran: its observers
+  /// are notified and the inspector sees it as a replacement. Never blocks a thread. Returns
+  /// `false`, changing nothing, when `state` is not of the store's state type or the store is
+  /// gone.
+  package func replaceState(with state: any Sendable) async -> Bool {
+    preconditionFailure("internal inconsistency: InspectedStore.replaceState is abstract")
+  }
+}
+
+/// ``InspectedStore`` for a store of `State`.
+final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sendable {
+  // @unchecked Sendable: immutable.
+  let initial: State
+  let table: HandlerTable<State>
+
+  init(core: StoreCore<State>) {
+    initial = core.initialState
+    table = core.table
+    super.init(id: ObjectIdentifier(core), name: "\(State.self)", lane: core.lane)
+  }
+
+  private var core: StoreCore<State>? {
+    lane.core(id) as? StoreCore<State>
+  }
+
+  override func currentState() -> (any Sendable)? { core?.state }
+
+  override var initialState: any Sendable { initial }
+
+  override func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)? {
+    guard var working = state as? State,
+      let slot = table.resolvedSlot(for: ObjectIdentifier(type(of: action)))
+    else { return nil }
+    table.run(slot: slot, state: &working, action: action)
+    return working
+  }
+
+  override func replaceState(with state: any Sendable) async -> Bool {
+    guard let new = state as? State, let core else { return false }
+    await core.lane.performAsync(.change) { core.replaceState(with: new) }
+    return true
+  }
+}

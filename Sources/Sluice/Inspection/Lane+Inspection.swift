@@ -1,0 +1,79 @@
+extension Lane {
+  /// `work`, dispatched from outside the lane while an inspector is attached, with its origin:
+  /// the site, and the effect that dispatched it if one did.
+  @inline(never)
+  func inspected(_ work: QueuedWork, file: StaticString, line: UInt) -> QueuedWork {
+    var content = work.work
+    guard case .action = content.kind, content.origin == nil else { return work }
+    content.origin = DispatchOrigin(
+      site: DispatchSite(file, line), cause: InspectionContext.effectCause ?? .outside)
+    return QueuedWork(content)
+  }
+
+  /// The origin of an action dispatched by code running on the lane (drainer only).
+  @inline(never)
+  func origin(inside inspector: any LaneInspector, _ file: StaticString, _ line: UInt)
+    -> DispatchOrigin
+  {
+    DispatchOrigin(
+      site: DispatchSite(file, line),
+      cause: .lane(parent: inspector.currentStep(), observerOf: nil))
+  }
+
+  /// Attaches `inspector` (lane work): turns the shortcut off, so every action is queued with
+  /// its origin, and makes every store report every step. Returns `false`, attaching nothing,
+  /// when another inspector is attached.
+  func attachInspector(_ inspector: any LaneInspector) -> Bool {
+    let attached = performReturning(.query) { [self] in
+      lock.lock()
+      guard self.inspector == nil else {
+        lock.unlock()
+        return false
+      }
+      self.inspector = inspector
+      storage.setShortcutOffLocked(true)
+      for core in cores { core.installInspection(inspector) }
+      rebuildRoutingLocked()
+      isInspected.store(true, ordering: .relaxed)
+      let stores = cores.compactMap(\.inspectedStore)
+      lock.unlock()
+      activeInspector = inspector
+      inspector.attached(to: stores)
+      effects.setInspectionCause { [weak self] source in
+        guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
+          return nil
+        }
+        return .effect(parent: inspector.currentStep(), effect: "\(source)")
+      }
+      return true
+    }
+    return attached ?? false
+  }
+
+  /// Detaches `inspector` if it is the attached one (lane work): the stores stop reporting and
+  /// the shortcut is back on.
+  func detachInspector(_ inspector: any LaneInspector) {
+    perform(.query) { [self] in
+      lock.lock()
+      guard let attached = self.inspector, attached === inspector else {
+        lock.unlock()
+        return
+      }
+      self.inspector = nil
+      storage.setShortcutOffLocked(false)
+      isInspected.store(false, ordering: .relaxed)
+      let inspectedCores = cores
+      lock.unlock()
+      activeInspector = nil
+      effects.setInspectionCause(nil)
+      // Outside the lock: removing a recorder rebuilds the routing, which takes it.
+      for core in inspectedCores { core.removeInspection() }
+      _ = attached  // Released here, outside the lock.
+    }
+  }
+
+  /// The stores on the lane, as an inspector sees them, in lane order.
+  func inspectedStores() -> [InspectedStore] {
+    lock.withLock { cores.compactMap(\.inspectedStore) }
+  }
+}

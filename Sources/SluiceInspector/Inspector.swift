@@ -1,0 +1,187 @@
+import Foundation
+import HummingbirdWebSocket
+import Sluice
+
+/// A live view of a lane in the browser: every action with its dispatch site and cause, the
+/// states before and after it, "why did this update", time travel in a fork, and a recorded
+/// range turned into a test.
+///
+/// ```swift
+/// let inspector = try await Inspector.start(dispatcher)
+/// print("Open \(inspector.url)")
+/// ```
+///
+/// The inspector serves its page and WebSocket on loopback only, with a random token in the
+/// URL; another local user or another site's page cannot connect. It records the last
+/// ``Configuration/capacity`` steps (older ones are counted by type), never sends what
+/// ``Configuration/redaction`` marks sensitive, and never changes the live state except when
+/// the page applies a state, through the lane.
+///
+/// While an inspector is attached, every dispatch on the lane is queued with its site and every
+/// store reports its steps: dispatch is slower (see `inspector.attached` in the benchmarks).
+/// With none attached, dispatch pays nothing for it. Call ``stop()`` when done: the inspector
+/// keeps the dispatcher alive until then.
+public final class Inspector: Sendable {
+  /// How an inspector listens and what it records.
+  public struct Configuration: Sendable {
+    /// The loopback address to listen on: `127.0.0.1` (the default), `::1` or `localhost`.
+    public var host: String
+    /// The port; 0 (the default) picks a free one.
+    public var port: Int
+    /// How many steps the inspector keeps (1,000 by default); older ones are summarized.
+    public var capacity: Int
+    /// What is never sent.
+    public var redaction: Redaction
+    /// How a recorded range becomes a test file.
+    public var testExport: TestExport
+    /// The token the page and clients must give; a random one when `nil` (the default).
+    public var token: String?
+
+    /// Creates a configuration.
+    public init(
+      host: String = "127.0.0.1", port: Int = 0, capacity: Int = 1_000,
+      redaction: Redaction = .none, testExport: TestExport = TestExport(), token: String? = nil
+    ) {
+      self.host = host
+      self.port = port
+      self.capacity = capacity
+      self.redaction = redaction
+      self.testExport = testExport
+      self.token = token
+    }
+  }
+
+  /// The page's address, with the token: open it in a browser.
+  public let url: URL
+  /// The port the inspector listens on.
+  public let port: Int
+  /// The token clients must give (`?token=` in the URL).
+  public let token: String
+  /// The WebSocket's address, with the token, for other clients.
+  public var webSocketURL: URL {
+    URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)") ?? url
+  }
+
+  private let recorder: Recorder
+  private let server: InspectorServer
+  private let attachment: Locked<Subscription?>
+
+  private init(
+    url: URL, port: Int, token: String, recorder: Recorder, server: InspectorServer,
+    attachment: Subscription
+  ) {
+    self.url = url
+    self.port = port
+    self.token = token
+    self.recorder = recorder
+    self.server = server
+    self.attachment = Locked(attachment)
+  }
+
+  /// Attaches an inspector to `dispatcher`'s lane and starts its server.
+  ///
+  /// - Throws: ``InspectorError`` with ``InspectorError/Code/alreadyAttached`` when the lane
+  ///   has an inspector, or ``InspectorError/Code/cannotListen`` when the host is not loopback
+  ///   or the port cannot be had.
+  public static func start(
+    _ dispatcher: Dispatcher, configuration: Configuration = Configuration()
+  ) async throws(InspectorError) -> Inspector {
+    guard ["127.0.0.1", "::1", "localhost"].contains(configuration.host) else {
+      throw InspectorError(
+        .cannotListen,
+        "the inspector listens on loopback only (127.0.0.1, ::1 or localhost), not "
+          + "\(configuration.host)")
+    }
+    let token = configuration.token ?? AccessCheck.makeToken()
+    guard !token.isEmpty, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+      throw InspectorError(.cannotListen, "a token is letters and digits, and not empty")
+    }
+    let page = try PageResources.load()
+    let encoder = ValueEncoder(redaction: configuration.redaction)
+    let recorder = Recorder(encoder: encoder, capacity: configuration.capacity)
+    guard let attachment = dispatcher.attach(inspector: recorder) else {
+      throw InspectorError(.alreadyAttached, "the lane '\(dispatcher.label)' has an inspector")
+    }
+    let lane = dispatcher.label
+    let writer = TestFileWriter(export: configuration.testExport, encoder: encoder, lane: lane)
+    let server: InspectorServer
+    do {
+      server = try await InspectorServer.start(
+        host: configuration.host, port: configuration.port, token: token, page: page
+      ) { inbound, outbound in
+        await Inspector.serve(
+          inbound, outbound, recorder: recorder, encoder: encoder, lane: lane, writer: writer)
+      }
+    } catch {
+      attachment.cancel()
+      throw error
+    }
+    let address = "http://127.0.0.1:\(server.port)/?token=\(token)"
+    guard let url = URL(string: address) else {
+      attachment.cancel()
+      await server.stop()
+      throw InspectorError(.cannotListen, "no URL for \(address)")
+    }
+    return Inspector(
+      url: url, port: server.port, token: token, recorder: recorder, server: server,
+      attachment: attachment)
+  }
+
+  /// Detaches from the lane (dispatch is as fast as before), closes the connections and stops
+  /// the server. Calling it again does nothing.
+  public func stop() async {
+    let attached = attachment.withLock { attachment -> Subscription? in
+      defer { attachment = nil }
+      return attachment
+    }
+    guard let attached else { return }
+    attached.cancel()
+    recorder.finish()
+    await server.stop()
+  }
+
+  /// One client's connection: hello, the snapshot, then records as they come and replies to
+  /// its commands, all through one writer.
+  private static func serve(
+    _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, recorder: Recorder,
+    encoder: ValueEncoder, lane: String, writer: TestFileWriter
+  ) async {
+    let (messages, sender) = AsyncStream.makeStream(
+      of: String.self, bufferingPolicy: .bufferingNewest(recorder.capacity * 2 + 64))
+    let client = InspectorClient(
+      recorder: recorder, encoder: encoder, lane: lane, testWriter: writer,
+      send: { sender.yield($0) })
+    let following = recorder.follow(buffer: recorder.capacity + 64)
+    sender.yield(InspectorMessage.hello(lane: lane, capacity: recorder.capacity))
+    sender.yield(InspectorMessage.snapshot(following.snapshot, encoder: encoder))
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await text in messages {
+          do {
+            try await outbound.write(.text(text))
+          } catch {
+            return
+          }
+        }
+      }
+      group.addTask {
+        for await event in following.events { await client.deliver(event) }
+      }
+      do {
+        for try await message in inbound.messages(maxSize: InspectorServer.maxMessage) {
+          switch message {
+          case .text(let text): await client.handle(text)
+          case .binary:
+            sender.yield(
+              InspectorMessage.error(.malformed, "commands are text messages", id: nil))
+          }
+        }
+      } catch {
+        // The connection closed or sent what WebSocket does not allow: it ends here.
+      }
+      following.stop()
+      sender.finish()
+      group.cancelAll()
+    }
+  }
+}

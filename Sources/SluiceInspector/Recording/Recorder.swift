@@ -1,0 +1,278 @@
+import Foundation
+import Sluice
+
+/// What a recorder tells the connections that follow it.
+enum RecorderEvent: Sendable {
+  /// A step ended.
+  case record(InspectorRecord)
+  /// The ring let records go.
+  case summary(InspectorSummary)
+}
+
+/// Everything the recorder holds at one moment, taken under its lock in one piece.
+struct RecorderSnapshot: Sendable {
+  let stores: [InspectorStoreInfo]
+  /// Each store's state after the newest record (by store id).
+  let latest: [String: InspectorValue]
+  /// Each store's state before the oldest record kept (by store id).
+  let base: [String: any Sendable]
+  /// The records kept, oldest first.
+  let records: [InspectorRecord]
+  let summary: InspectorSummary
+}
+
+/// The inspector's ear on the lane: it turns the lane's steps into ``InspectorRecord``s (the
+/// action, its origin, the stores it reached and the changes it made), keeps the newest in a
+/// ring, and tells its followers.
+///
+/// The ``LaneInspector`` methods run on the lane, one at a time: they encode and diff there, so
+/// that a record describes exactly the states the step went between. What the server reads
+/// (the ring, the states, the fork's base) is guarded by `lock`.
+final class Recorder: LaneInspector, @unchecked Sendable {
+  // @unchecked Sendable: the fields marked "lane only" are touched only by the LaneInspector
+  // methods, which the lane calls one at a time from the thread holding it; the others only
+  // under `lock`; `encoder` and `capacity` are immutable.
+  let encoder: ValueEncoder
+  /// How many records the ring keeps.
+  let capacity: Int
+  private let lock = NSLock()
+
+  // Guarded by `lock`.
+  private var ring: [InspectorRecord] = []
+  private var head = 0
+  private var summary = InspectorSummary()
+  private var stores: [InspectorStoreInfo] = []
+  private var latest: [String: InspectorValue] = [:]
+  private var base: [String: any Sendable] = [:]
+  private var followers: [UInt64: AsyncStream<RecorderEvent>.Continuation] = [:]
+  private var nextFollower: UInt64 = 0
+
+  // Lane only.
+  private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
+  private var encoded: [String: InspectorValue] = [:]
+  private var open: Pending?
+  private var nextSeq: UInt64 = 1
+
+  /// A step being recorded (lane only).
+  private struct Pending {
+    let seq: UInt64
+    let started: ContinuousClock.Instant
+    var kind = InspectorRecord.Kind.action
+    var type: String?
+    var payload = InspectorValue.null
+    var action: (any Action)?
+    var origin: DispatchOrigin?
+    var stores: [String] = []
+    var reducedBy: [String] = []
+    var changes: [InspectorRecord.StoreChange] = []
+    var statesAfter: [String: any Sendable] = [:]
+  }
+
+  init(encoder: ValueEncoder, capacity: Int) {
+    self.encoder = encoder
+    self.capacity = max(1, capacity)
+  }
+
+  // MARK: - Reading (any thread)
+
+  /// The stores, states and records now, in one piece.
+  func snapshot() -> RecorderSnapshot {
+    lock.withLock {
+      RecorderSnapshot(
+        stores: stores, latest: latest, base: base, records: orderedRecordsLocked(),
+        summary: summary)
+    }
+  }
+
+  /// Follows the recorder: the stream yields every record from now on, until `stop` is called
+  /// or the recorder finishes. Also returns the snapshot taken at the same moment, so that no
+  /// record falls between the two.
+  func follow(buffer: Int) -> (
+    snapshot: RecorderSnapshot, events: AsyncStream<RecorderEvent>, stop: @Sendable () -> Void
+  ) {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: RecorderEvent.self, bufferingPolicy: .bufferingNewest(buffer))
+    let (id, snapshot) = lock.withLock {
+      let id = nextFollower
+      nextFollower += 1
+      followers[id] = continuation
+      return (
+        id,
+        RecorderSnapshot(
+          stores: stores, latest: latest, base: base, records: orderedRecordsLocked(),
+          summary: summary)
+      )
+    }
+    let stop: @Sendable () -> Void = { [weak self] in
+      guard let self else { return }
+      let removed = lock.withLock { followers.removeValue(forKey: id) }
+      removed?.finish()
+    }
+    return (snapshot, stream, stop)
+  }
+
+  /// Ends every follower's stream.
+  func finish() {
+    let ended = lock.withLock {
+      defer { followers.removeAll() }
+      return Array(followers.values)
+    }
+    for continuation in ended { continuation.finish() }
+  }
+
+  private func orderedRecordsLocked() -> [InspectorRecord] {
+    Array(ring[head...] + ring[..<head])
+  }
+
+  // MARK: - LaneInspector (lane only)
+
+  func attached(to stores: [InspectedStore]) {
+    for store in stores {
+      guard let state = store.currentState() else { continue }
+      _ = info(for: store, state: state)
+    }
+  }
+
+  func currentStep() -> UInt64 {
+    if let open { return open.seq }
+    let pending = Pending(seq: takeSeq(), started: .now)
+    open = pending
+    return pending.seq
+  }
+
+  func stepStarted(_ action: any Action, origin: DispatchOrigin) {
+    if open != nil { itemEnded() }
+    var pending = Pending(seq: takeSeq(), started: .now)
+    describe(&pending, action: action)
+    pending.origin = origin
+    open = pending
+  }
+
+  func storeStepped(
+    _ store: InspectedStore, action: any Action, before: any Sendable, after: any Sendable,
+    reduced: Bool, handled: Bool
+  ) {
+    let info = info(for: store, state: before)
+    var pending = open ?? Pending(seq: takeSeq(), started: .now)
+    open = nil
+    if pending.action == nil { describe(&pending, action: action) }
+    if let committed = action as? TransactionCommitted {
+      pending.kind = .transaction
+      pending.type = committed.label
+    }
+    if handled || reduced, !pending.stores.contains(info.id) { pending.stores.append(info.id) }
+    if reduced {
+      record(after, before: before, of: info, in: &pending)
+      pending.reducedBy.append(info.id)
+      if pending.kind == .transaction { pending.statesAfter[info.id] = after }
+    }
+    open = pending
+  }
+
+  func storeReplaced(_ store: InspectedStore, before: any Sendable, after: any Sendable) {
+    let info = info(for: store, state: before)
+    var pending = open ?? Pending(seq: takeSeq(), started: .now)
+    open = nil
+    if pending.action == nil, pending.type == nil {
+      pending.kind = .replacement
+      pending.type = "replace \(info.name)"
+    }
+    if !pending.stores.contains(info.id) { pending.stores.append(info.id) }
+    record(after, before: before, of: info, in: &pending)
+    pending.statesAfter[info.id] = after
+    open = pending
+  }
+
+  func itemEnded() {
+    guard let pending = open else { return }
+    open = nil
+    // A step number handed out for a cause, in lane work that changed no store: nothing to keep.
+    guard let type = pending.type else { return }
+    let record = InspectorRecord(
+      seq: pending.seq, kind: pending.kind, type: type, payload: pending.payload,
+      stores: pending.stores, changes: pending.changes,
+      durationMicros: Recorder.micros(ContinuousClock.now - pending.started), time: Date(),
+      origin: pending.origin, action: pending.action, reducedBy: pending.reducedBy,
+      statesAfter: pending.statesAfter)
+    let states = encoded
+    let (evicted, summaryNow, targets) = lock.withLock {
+      () -> (InspectorRecord?, InspectorSummary?, [AsyncStream<RecorderEvent>.Continuation]) in
+      latest = states
+      var evicted: InspectorRecord?
+      if ring.count < capacity {
+        ring.append(record)
+      } else {
+        evicted = ring[head]
+        ring[head] = record
+        head = (head + 1) % capacity
+      }
+      if let evicted { advanceBaseLocked(past: evicted) }
+      return (evicted, evicted == nil ? nil : summary, Array(followers.values))
+    }
+    for continuation in targets {
+      continuation.yield(.record(record))
+      if let summaryNow { continuation.yield(.summary(summaryNow)) }
+    }
+    _ = evicted  // Released here, outside the lock.
+  }
+
+  // MARK: - Helpers
+
+  private func takeSeq() -> UInt64 {
+    defer { nextSeq &+= 1 }
+    return nextSeq
+  }
+
+  private func describe(_ pending: inout Pending, action: any Action) {
+    pending.action = action
+    pending.type = "\(type(of: action))"
+    pending.payload = encoder.encodeAction(action)
+  }
+
+  /// Encodes a store's new state and keeps what changed since its last one (lane only).
+  private func record(
+    _ after: any Sendable, before: any Sendable, of info: InspectorStoreInfo,
+    in pending: inout Pending
+  ) {
+    let old = encoded[info.id] ?? encoder.encodeState(before, storeName: info.name)
+    let new = encoder.encodeState(after, storeName: info.name)
+    for change in InspectorChange.between(old, new) {
+      pending.changes.append(InspectorRecord.StoreChange(store: info.id, change: change))
+    }
+    encoded[info.id] = new
+  }
+
+  /// The store's info, registering it with `state` as its state so far when it is new (lane
+  /// only).
+  private func info(for store: InspectedStore, state: any Sendable) -> InspectorStoreInfo {
+    if let info = known[store.id] { return info }
+    let encodedState = encoder.encodeState(state, storeName: store.name)
+    let info = lock.withLock {
+      let info = InspectorStoreInfo(id: "s\(stores.count + 1)", name: store.name, store: store)
+      stores.append(info)
+      base[info.id] = state
+      latest[info.id] = encodedState
+      return info
+    }
+    known[store.id] = info
+    encoded[info.id] = encodedState
+    return info
+  }
+
+  /// Moves the fork's base past the record the ring lets go, and counts it (under `lock`).
+  private func advanceBaseLocked(past record: InspectorRecord) {
+    summary.dropped += 1
+    summary.byType[record.type, default: 0] += 1
+    base = Fork.states(
+      from: base, through: [record], stores: storesByID(), skipping: [])
+  }
+
+  private func storesByID() -> [String: InspectedStore] {
+    Dictionary(uniqueKeysWithValues: stores.map { ($0.id, $0.store) })
+  }
+
+  private static func micros(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return Int(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+  }
+}

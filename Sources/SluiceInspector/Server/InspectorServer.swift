@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The inspector's HTTP server: the page at `/`, the protocol's WebSocket at `/ws`, on
+/// loopback (see ``AccessCheck`` for who may use them).
+final class InspectorServer: Sendable {
+  /// The largest WebSocket message read; a longer one closes the connection (1009).
+  static let maxMessage = 1 << 20
+
+  let port: Int
+  private let task: Task<Void, Never>
+
+  private init(port: Int, task: Task<Void, Never>) {
+    self.port = port
+    self.task = task
+  }
+
+  /// Starts listening on `host:port` (0: a free port) and returns once the server listens.
+  static func start(
+    host: String, port: Int, token: String, page: PageResources,
+    connect: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async -> Void
+  ) async throws(InspectorError) -> InspectorServer {
+    let access = Locked<AccessCheck?>(nil)
+    let router = Router(context: BasicWebSocketRequestContext.self)
+    router.add(middleware: HostCheck(access: access))
+    for (path, file) in page.files {
+      router.get(RouterPath(path)) { _, _ -> Response in
+        var headers = HTTPFields()
+        headers[.contentType] = file.contentType
+        headers[.cacheControl] = "no-store"
+        for (name, value) in securityHeaders {
+          if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        return Response(
+          status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+      }
+    }
+    router.ws(
+      "/ws",
+      shouldUpgrade: { request, _ in
+        guard let check = access.value,
+          check.allowsOrigins(request.headers[values: .origin]),
+          check.allowsToken(request.uri.queryParameters["token"])
+        else {
+          throw HTTPError(.forbidden, message: "a token and the inspector's origin are needed")
+        }
+        return .upgrade([:])
+      },
+      onUpgrade: { inbound, outbound, _ in await connect(inbound, outbound) })
+
+    var logger = Logger(label: "sluice.inspector")
+    logger.logLevel = .critical
+    let started = StartSignal()
+    let application = Application(
+      router: router,
+      server: .http1WebSocketUpgrade(
+        webSocketRouter: router,
+        configuration: .init(ws: .init(maxFrameSize: maxMessage))),
+      configuration: .init(address: .hostname(host, port: port), serverName: nil),
+      onServerRunning: { channel in started.listening(on: channel.localAddress?.port ?? 0) },
+      logger: logger)
+    let task = Task {
+      do {
+        try await application.run()
+        started.failed("the server stopped before it listened")
+      } catch {
+        started.failed("\(error)")
+      }
+    }
+    switch await started.wait() {
+    case .success(let boundPort):
+      access.value = AccessCheck(token: token, port: boundPort)
+      return InspectorServer(port: boundPort, task: task)
+    case .failure(let message):
+      task.cancel()
+      throw InspectorError(.cannotListen, "cannot listen on \(host):\(port): \(message)")
+    }
+  }
+
+  /// Stops listening and closes the connections; returns once the server is down.
+  func stop() async {
+    task.cancel()
+    await task.value
+  }
+}
+
+/// What every page response says to the browser: no sniffing, no referrer (the URL holds the
+/// token), no framing, nothing loaded from elsewhere.
+private let securityHeaders = [
+  ("X-Content-Type-Options", "nosniff"),
+  ("Referrer-Policy", "no-referrer"),
+  (
+    "Content-Security-Policy",
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+  ),
+]
+
+/// Refuses requests whose `Host` is not the inspector's own (DNS rebinding).
+private struct HostCheck: RouterMiddleware {
+  typealias Context = BasicWebSocketRequestContext
+  let access: Locked<AccessCheck?>
+
+  func handle(
+    _ request: Request, context: Context,
+    next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    guard let check = access.value, check.allowsHost(request.head.authority) else {
+      throw HTTPError(.forbidden, message: "not the inspector's host")
+    }
+    return try await next(request, context)
+  }
+}
+
+/// Resumes whoever waits for the server with its port or the reason it could not listen; the
+/// first word wins.
+private final class StartSignal: Sendable {
+  enum Outcome: Sendable {
+    case success(Int)
+    case failure(String)
+  }
+
+  private let state = Locked<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>(
+    (nil, nil))
+
+  func listening(on port: Int) { settle(.success(port)) }
+
+  func failed(_ message: String) { settle(.failure(message)) }
+
+  private func settle(_ outcome: Outcome) {
+    let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+      guard state.outcome == nil else { return nil }
+      state.outcome = outcome
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(returning: outcome)
+  }
+
+  func wait() async -> Outcome {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state -> Outcome? in
+        if let outcome = state.outcome { return outcome }
+        state.waiter = continuation
+        return nil
+      }
+      if let ready { continuation.resume(returning: ready) }
+    }
+  }
+}

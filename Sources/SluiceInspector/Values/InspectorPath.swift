@@ -1,0 +1,122 @@
+/// Where a value sits inside a state: `items[2].done`, `byID["42"].title`; empty for the whole
+/// state.
+public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
+  /// One step into a value.
+  public enum Component: Sendable, Hashable {
+    /// A property, or a dictionary key as text.
+    case key(String)
+    /// An array element.
+    case index(Int)
+  }
+
+  /// The steps, outermost first.
+  public var components: [Component]
+
+  /// A path of `components`.
+  public init(_ components: [Component] = []) {
+    self.components = components
+  }
+
+  /// Parses `items[2].done`, `["a key"].x` or `.a.b`; `nil` when the text is not a path.
+  public init?(parsing text: String) {
+    var components: [Component] = []
+    var index = text.startIndex
+    func isIdentifier(_ character: Character) -> Bool {
+      character.isLetter || character.isNumber || character == "_" || character == "$"
+    }
+    while index < text.endIndex {
+      let character = text[index]
+      if character == "."
+        || (components.isEmpty && index == text.startIndex && isIdentifier(character))
+      {
+        if character == "." { index = text.index(after: index) }
+        let start = index
+        while index < text.endIndex, isIdentifier(text[index]) { index = text.index(after: index) }
+        guard start < index else { return nil }
+        components.append(.key(String(text[start..<index])))
+      } else if character == "[" {
+        index = text.index(after: index)
+        guard index < text.endIndex else { return nil }
+        if text[index] == "\"" {
+          // A quoted key: `\"` and `\\` escape.
+          index = text.index(after: index)
+          var key = ""
+          var closed = false
+          while index < text.endIndex {
+            let next = text[index]
+            index = text.index(after: index)
+            if next == "\\" {
+              guard index < text.endIndex else { return nil }
+              key.append(text[index])
+              index = text.index(after: index)
+            } else if next == "\"" {
+              closed = true
+              break
+            } else {
+              key.append(next)
+            }
+          }
+          guard closed, index < text.endIndex, text[index] == "]" else { return nil }
+          components.append(.key(key))
+        } else {
+          let start = index
+          while index < text.endIndex, text[index].isASCII, text[index].isNumber {
+            index = text.index(after: index)
+          }
+          guard start < index, index < text.endIndex, text[index] == "]",
+            let number = Int(text[start..<index])
+          else { return nil }
+          components.append(.index(number))
+        }
+        index = text.index(after: index)
+      } else {
+        return nil
+      }
+    }
+    self.components = components
+  }
+
+  /// The path one step deeper.
+  public func appending(_ component: Component) -> InspectorPath {
+    InspectorPath(components + [component])
+  }
+
+  /// Whether `self` is `other` or lies inside it.
+  public func isInside(_ other: InspectorPath) -> Bool {
+    components.count >= other.components.count
+      && zip(components, other.components).allSatisfy(InspectorPath.same)
+  }
+
+  /// `[2]` and `["2"]` name the same step: the page cannot always tell an array from an object.
+  private static func same(_ left: Component, _ right: Component) -> Bool {
+    switch (left, right) {
+    case (.key(let a), .key(let b)): a == b
+    case (.index(let a), .index(let b)): a == b
+    case (.key(let key), .index(let index)), (.index(let index), .key(let key)): key == "\(index)"
+    }
+  }
+
+  /// `items[2].done`.
+  public var description: String {
+    var text = ""
+    for component in components {
+      switch component {
+      case .index(let index): text += "[\(index)]"
+      case .key(let key):
+        if InspectorPath.isPlainName(key) {
+          text += text.isEmpty ? key : "." + key
+        } else {
+          var quoted = ""
+          InspectorValue.writeString(key, to: &quoted)
+          text += "[" + quoted + "]"
+        }
+      }
+    }
+    return text
+  }
+
+  private static func isPlainName(_ key: String) -> Bool {
+    guard let first = key.first, first.isLetter || first == "_" else { return false }
+    return key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+  }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Sluice
+import Testing
+
+@testable import SluiceInspector
+
+/// The inspector attached, detached and used while other threads dispatch and hold the lane.
+@Suite struct InspectorConcurrencyTests {
+  /// Runs `body` on a thread of its own; `false` when it did not end within `seconds` (a
+  /// deadlock fails the test instead of hanging the run).
+  static func onThread(seconds: Double = 30, _ body: @escaping @Sendable () -> Void) async -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      body()
+      done.signal()
+    }
+    thread.start()
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+      if done.wait(timeout: .now()) == .success { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return false
+  }
+
+  @Test func attachingAndDetachingWhileThreadsDispatchLosesNoActionAndKeepsTheOrder() async throws {
+    let dispatcher = Dispatcher(label: "busy")
+    let store = Store(initialState: CounterState(), dispatcher: dispatcher, reducer: counterReducer)
+    let perThread = 2_000
+    let dispatching = Task.detached {
+      await withTaskGroup(of: Bool.self) { group in
+        for mode in [DispatchMode.sync, .async] {
+          group.addTask {
+            await InspectorConcurrencyTests.onThread {
+              for _ in 0..<perThread { dispatcher.dispatch(Increment(), mode: mode) }
+            }
+          }
+        }
+        return await group.reduce(true) { $0 && $1 }
+      }
+    }
+    var seqs: [Int] = []
+    for _ in 0..<5 {
+      let inspector = try await Inspector.start(dispatcher, configuration: .init(capacity: 100))
+      let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+      try await Task.sleep(for: .milliseconds(20))
+      await client.close()
+      seqs += client.messages.compactMap {
+        (InspectorConnection.parse($0)?["record"] as? [String: Any])?["seq"] as? Int
+      }
+      await inspector.stop()
+    }
+    #expect(await dispatching.value)
+    await store.send(Increment())
+    #expect(store.state.count == 2 * perThread + 1)
+    #expect(!seqs.isEmpty)
+  }
+
+  @Test func applyWaitsForALockWithoutBlockingTheServer() async throws {
+    let store = Store(initialState: TodoState(), reducer: todoReducer)
+    let inspector = try await Inspector.start(store.dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    store.dispatch(AddTodo(title: "kept"))
+    store.dispatch(AddTodo(title: "undone by apply"))
+    _ = try await client.first { (($0["record"] as? [String: Any])?["seq"] as? Int) == 2 }
+    let lock = store.dispatcher.pause("held by the test")
+    client.send(["id": 1, "command": "apply", "seq": 1])
+    let other = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    other.send(["id": 2, "command": "jump", "seq": 1])
+    let states = try await other.reply(to: 2)
+    #expect(states["type"] as? String == "states")
+    #expect(store.state.items.count == 2)
+    lock.release()
+    let applied = try await client.reply(to: 1)
+    #expect(applied["type"] as? String == "applied")
+    #expect(store.state.items.map(\.title) == ["kept"])
+    await other.close()
+    await client.close()
+    await inspector.stop()
+  }
+
+  /// An action whose payload, when the ring lets it go, dispatches into the store from its
+  /// `deinit`.
+  final class Boomerang: Sendable {
+    let store: Store<CounterState>
+    init(store: Store<CounterState>) { self.store = store }
+    deinit { store.dispatch(Increment()) }
+  }
+
+  struct Throw: Action {
+    let boomerang: Boomerang
+  }
+
+  @Test func valuesTheRingLetsGoMayDispatchFromTheirDeinit() async throws {
+    let store = Store(
+      initialState: CounterState(),
+      reducer: counterReducer.on(Throw.self) { state, _ in state.count += 1_000 })
+    let inspector = try await Inspector.start(store.dispatcher, configuration: .init(capacity: 3))
+    let finished = await Self.onThread {
+      for _ in 0..<20 { store.dispatch(Throw(boomerang: Boomerang(store: store))) }
+    }
+    #expect(finished)
+    await inspector.stop()
+    await store.send(Increment())
+    // 20 throws; every boomerang the ring let go came back; the ones it still held came back
+    // when the inspector stopped.
+    #expect(store.state.count >= 20 * 1_000 + 17)
+  }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import Logging
+
+/// A WebSocket client of an inspector, for the tests: it keeps every message it receives and
+/// sends commands.
+final class InspectorConnection: @unchecked Sendable {
+  // @unchecked Sendable: `received`, `waiters`, `closed` and `upgrade` are only touched under
+  // `lock`; the rest is immutable.
+  struct Failure: Error, CustomStringConvertible {
+    let description: String
+  }
+
+  private let lock = NSLock()
+  private var received: [String] = []
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+  private var closed = false
+  private var upgrade: CheckedContinuation<Void, any Error>?
+  private let outgoing: AsyncStream<String>.Continuation
+  private let outgoingStream: AsyncStream<String>
+  private var task: Task<Void, Never>?
+
+  private init() {
+    (outgoingStream, outgoing) = AsyncStream.makeStream(of: String.self)
+  }
+
+  /// Connects to `url` (with `origin` as its `Origin` header) and returns once the snapshot
+  /// arrived; throws when the server refuses.
+  static func open(_ url: String, origin: String? = nil) async throws -> InspectorConnection {
+    let connection = InspectorConnection()
+    var headers = HTTPFields()
+    if let origin { headers[.origin] = origin }
+    let logger = {
+      var logger = Logger(label: "inspector-test")
+      logger.logLevel = .critical
+      return logger
+    }()
+    let configuration = WebSocketClientConfiguration(
+      maxFrameSize: 1 << 24, additionalHeaders: headers)
+    try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Void, any Error>) in
+      connection.lock.withLock { connection.upgrade = ready }
+      let stream = connection.outgoingStream
+      let task = Task {
+        do {
+          try await WebSocketClient.connect(
+            url: url, configuration: configuration, logger: logger
+          ) { inbound, outbound, _ in
+            connection.upgraded(nil)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+              group.addTask {
+                for await text in stream { try await outbound.write(.text(text)) }
+              }
+              for try await message in inbound.messages(maxSize: 1 << 26) {
+                if case .text(let text) = message { connection.receive(text) }
+              }
+              group.cancelAll()
+            }
+          }
+          connection.upgraded(Failure(description: "closed before the upgrade"))
+        } catch {
+          connection.upgraded(error)
+        }
+        connection.end()
+      }
+      connection.lock.withLock { connection.task = task }
+    }
+    // Everything the lane does from now on arrives as `record` messages.
+    _ = try await connection.first { $0["type"] as? String == "snapshot" }
+    return connection
+  }
+
+  /// Every message received so far.
+  var messages: [String] { lock.withLock { received } }
+
+  /// Whether the server closed the connection.
+  var isClosed: Bool { lock.withLock { closed } }
+
+  /// Sends `text` as one text message.
+  func send(_ text: String) {
+    outgoing.yield(text)
+  }
+
+  /// Sends a command built from `fields`.
+  func send(_ fields: [String: Any]) {
+    guard let data = try? JSONSerialization.data(withJSONObject: fields),
+      let text = String(data: data, encoding: .utf8)
+    else { return }
+    send(text)
+  }
+
+  /// The first message received (counting from `from`) that `matches`, parsed; waits up to
+  /// `timeout`.
+  func first(
+    from start: Int = 0, timeout: Duration = .seconds(10),
+    where matches: ([String: Any]) -> Bool
+  ) async throws -> (index: Int, message: [String: Any]) {
+    let deadline = ContinuousClock.now + timeout
+    var index = start
+    while true {
+      let (snapshot, isClosed) = lock.withLock { (received, closed) }
+      while index < snapshot.count {
+        if let object = InspectorConnection.parse(snapshot[index]), matches(object) {
+          return (index, object)
+        }
+        index += 1
+      }
+      if isClosed { throw Failure(description: "the connection closed; got \(snapshot.suffix(3))") }
+      guard ContinuousClock.now < deadline else {
+        throw Failure(description: "timed out; last messages: \(snapshot.suffix(3))")
+      }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+  }
+
+  /// The reply to the command with `id`.
+  func reply(to id: Int, timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    try await first(timeout: timeout) {
+      ($0["id"] as? NSNumber)?.intValue == id && $0["type"] as? String != "record"
+    }.message
+  }
+
+  /// Closes the connection and waits until it is down.
+  func close() async {
+    outgoing.finish()
+    let task = lock.withLock { self.task }
+    task?.cancel()
+    await task?.value
+  }
+
+  static func parse(_ text: String) -> [String: Any]? {
+    guard let data = text.data(using: .utf8) else { return nil }
+    return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+  }
+
+  private func upgraded(_ error: (any Error)?) {
+    let waiting = lock.withLock {
+      defer { upgrade = nil }
+      return upgrade
+    }
+    if let error { waiting?.resume(throwing: error) } else { waiting?.resume() }
+  }
+
+  private func receive(_ text: String) {
+    lock.withLock { received.append(text) }
+  }
+
+  private func end() {
+    lock.withLock { closed = true }
+  }
+}
