@@ -106,7 +106,7 @@ let package = Package(
       name: "SluiceDemoTests",
       dependencies: [
         "Sluice", "SluiceSQLite", "SluiceDemo", "SluiceTestSupport", "SluicePostgresTestSupport",
-        "CPseudoTerminal",
+        "SluiceInspector", "SluiceTesting", "CPseudoTerminal",
         .product(name: "GRDB", package: "GRDB.swift"),
       ]),
     .testTarget(

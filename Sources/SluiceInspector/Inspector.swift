@@ -63,17 +63,19 @@ public final class Inspector: Sendable {
   }
 
   private let recorder: Recorder
+  private let writer: TestFileWriter
   private let server: InspectorServer
   private let attachment: Locked<Subscription?>
 
   private init(
-    url: URL, port: Int, token: String, recorder: Recorder, server: InspectorServer,
-    attachment: Subscription
+    url: URL, port: Int, token: String, recorder: Recorder, writer: TestFileWriter,
+    server: InspectorServer, attachment: Subscription
   ) {
     self.url = url
     self.port = port
     self.token = token
     self.recorder = recorder
+    self.writer = writer
     self.server = server
     self.attachment = Locked(attachment)
   }
@@ -123,8 +125,21 @@ public final class Inspector: Sendable {
       throw InspectorError(.cannotListen, "no URL for \(address)")
     }
     return Inspector(
-      url: url, port: server.port, token: token, recorder: recorder, server: server,
-      attachment: attachment)
+      url: url, port: server.port, token: token, recorder: recorder, writer: writer,
+      server: server, attachment: attachment)
+  }
+
+  /// The Swift Testing file that replays records `from` through `through` (both still kept)
+  /// through `TestStore`, as the page's "Download Swift test" gives it: its suggested file name
+  /// and its source (see ``TestExport``).
+  ///
+  /// - Throws: ``InspectorError`` when a record is not kept, the range holds a transaction or a
+  ///   replacement of a store it changed, a value cannot be written as Swift, or a value is
+  ///   redacted.
+  public func testFile(from: UInt64, through: UInt64) throws(InspectorError) -> (
+    name: String, source: String
+  ) {
+    try writer.file(from: from, through: through, snapshot: recorder.snapshot())
   }
 
   /// Detaches from the lane (dispatch is as fast as before), closes the connections and stops

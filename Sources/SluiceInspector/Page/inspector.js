@@ -42,7 +42,7 @@
 //   #fork-state, #live-state   .store-state[data-store] each holding a .tree
 //   #fork-skipped       which records the fork leaves out
 //   #apply, #apply-confirm-box, #apply-confirm, #apply-cancel   apply with an inline confirm
-//   #fork-close         leave the fork view
+//   #fork-close         leave the fork view; #jump-base jumps to seq 0 (the base)
 //   #replay-info, #replay-first, #replay-prev, #replay-next, #replay-last, #replay-slider,
 //   #replay-pos (data-step), #replay-changes, #replay-state    replay of an imported session
 'use strict';
@@ -282,7 +282,7 @@
     const link = (seq) => h('a', { class: 'cause-link', text: `#${seq}`, data: { seq: String(seq) }, attrs: { href: '#', role: 'button' }, on: onLink ? { click: (e) => { e.preventDefault(); e.stopPropagation(); onLink(seq); } } : undefined });
     if (!cause || cause.kind === 'outside') span.append('outside');
     else if (cause.kind === 'lane') span.append('lane, during ', link(cause.parent));
-    else if (cause.kind === 'effect') span.append(`effect ${cause.effect ?? ''} of `, link(cause.parent));
+    else if (cause.kind === 'effect') span.append(h('span', { text: 'effect ' }), h('span', { class: 'effect-name', text: String(cause.effect ?? '') }), h('span', { text: '\u00a0of ' }), link(cause.parent));
     else span.append(String(cause.kind));
     return span;
   }
@@ -606,7 +606,10 @@
 
   function renderChildren(container, value, path, depth, cmp, opts, open, start = 0) {
     const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
-    const end = Math.min(entries.length, start + CHILD_LIMIT);
+    // How many children to show is remembered like open nodes, so re-renders keep "Show more".
+    const shownKey = `${path}\u0000shown`;
+    const limit = Math.max(start + CHILD_LIMIT, start === 0 ? open.get(shownKey) || 0 : 0);
+    const end = Math.min(entries.length, limit);
     const frag = document.createDocumentFragment();
     for (let i = start; i < end; i++) {
       const [k, v] = entries[i];
@@ -615,7 +618,11 @@
     }
     if (end < entries.length) {
       const more = h('button', { class: 'more linkish', text: `Show ${fmtInt(Math.min(CHILD_LIMIT, entries.length - end))} more of ${fmtInt(entries.length - end)}`, attrs: { type: 'button' } });
-      more.addEventListener('click', () => { more.remove(); renderChildren(container, value, path, depth, cmp, opts, open, end); });
+      more.addEventListener('click', () => {
+        more.remove();
+        open.set(shownKey, end + CHILD_LIMIT);
+        renderChildren(container, value, path, depth, cmp, opts, open, end);
+      });
       frag.append(more);
     }
     container.append(frag);
@@ -818,7 +825,7 @@
   function setSummary(summary) {
     app.summary = { dropped: Number(summary?.dropped) || 0, byType: isObj(summary?.byType) ? summary.byType : {} };
     const btn = $('summary');
-    btn.hidden = app.summary.dropped === 0;
+    btn.hidden = app.summary.dropped === 0 || app.view !== 'live';
     btn.textContent = `${fmtInt(app.summary.dropped)} older ${app.summary.dropped === 1 ? 'action' : 'actions'} summarized`;
     const list = $('summary-types');
     const entries = Object.entries(app.summary.byType).sort((a, b) => b[1] - a[1]);
@@ -849,7 +856,7 @@
       $(`tab-${t}`).setAttribute('aria-selected', String(t === name));
       $(`panel-${t}`).hidden = t !== name;
     }
-    if (name === 'travel') renderLive();
+    if (name === 'travel') renderTravel(false);
     if (name === 'why') fillWhyPaths();
   }
 
@@ -862,6 +869,7 @@
     const log = view === 'import' ? importLog : liveLog;
     log.setFilter($('filter').value);
     if (view === 'import') showTab('replay');
+    setSummary(app.summary);
     updateCount();
   }
 
@@ -1051,45 +1059,51 @@
     if (req?.command === 'jump') showTab('travel');
   }
 
+  /** Shows the fork's label and buttons; the trees follow in renderTravel. */
   function renderFork() {
     const label = $('fork-label');
-    const box = $('fork-state');
     $('apply-confirm-box').hidden = true;
     if (!app.fork) {
       label.textContent = 'No jump yet';
       delete label.dataset.seq;
-      box.replaceChildren(h('p', { class: 'muted', text: 'Press “Jump” on a row of the log.' }));
-      $('fork-skipped').textContent = app.skipped.size ? `The fork skips ${[...app.skipped].map((s) => `#${s}`).join(', ')}.` : 'Press “Jump” on a row to rebuild the stores’ state after that action. “Skip” leaves an action out of the fork.';
-      updateForkButtons();
-      renderLive();
-      return;
+      $('fork-skipped').textContent = app.skipped.size ? `The fork skips ${[...app.skipped].sort((a, b) => a - b).map((s) => `#${s}`).join(', ')}.` : 'Press “Jump” on a row to rebuild the stores’ state after that action. “Skip” leaves an action out of the fork.';
+    } else {
+      const seq = app.fork.seq;
+      label.textContent = seq === 0 ? 'Fork — the base state, before the first record kept; the live app is unchanged' : `Fork — state after #${seq}; the live app is unchanged`;
+      label.dataset.seq = String(seq);
+      $('fork-skipped').textContent = `${app.skipped.size ? `Leaving out ${[...app.skipped].sort((a, b) => a - b).map((s) => `#${s}`).join(', ')}. ` : ''}Values that differ from the live state are highlighted.`;
     }
-    const seq = app.fork.seq;
-    label.textContent = seq === 0 ? 'Fork — the base state, before the first record kept; the live app is unchanged' : `Fork — state after #${seq}; the live app is unchanged`;
-    label.dataset.seq = String(seq);
-    $('fork-skipped').textContent = app.skipped.size ? `Leaving out ${[...app.skipped].sort((a, b) => a - b).map((s) => `#${s}`).join(', ')}. Values that differ from the live state are highlighted.` : 'Values that differ from the live state are highlighted.';
-    renderStates(box, app.fork.states, { context: 'fork', compare: app.live, onPick: fillWhy });
     updateForkButtons();
-    renderLive();
+    renderTravel(true);
   }
 
   function updateForkButtons() {
     const open = conn.ws?.readyState === WebSocket.OPEN;
     $('apply').disabled = !app.fork || !open || !capable('apply');
     $('fork-close').disabled = !app.fork;
+    $('jump-base').disabled = !open || !capable('jump');
   }
 
+  let liveVersion = 0; // bumped whenever app.live changes
+  const travelShown = { live: -1, fork: null };
   let liveTimer = null;
   function scheduleLive() {
+    liveVersion++;
     if (liveTimer) return;
-    liveTimer = setTimeout(() => { liveTimer = null; renderLive(); }, 250);
+    liveTimer = setTimeout(() => { liveTimer = null; renderTravel(false); }, 400);
   }
 
-  function renderLive() {
-    if ($('panel-travel').hidden) return;
-    renderStates($('live-state'), app.live, { context: 'live', compare: app.fork?.states, onPick: fillWhy });
+  /** Renders the fork and live trees (each marking where it differs from the other), when visible and out of date. */
+  function renderTravel(force) {
     const note = app.paused ? '(paused)' : app.liveGap ? '(may be stale)' : app.lastSeq ? `(after #${app.lastSeq})` : '';
     $('live-note').textContent = note;
+    if ($('panel-travel').hidden) return;
+    if (!force && travelShown.live === liveVersion && travelShown.fork === app.fork) return;
+    travelShown.live = liveVersion;
+    travelShown.fork = app.fork;
+    if (app.fork) renderStates($('fork-state'), app.fork.states, { context: 'fork', compare: app.live, onPick: fillWhy });
+    else $('fork-state').replaceChildren(h('p', { class: 'muted', text: 'Press “Jump” on a row of the log.' }));
+    renderStates($('live-state'), app.live, { context: 'live', compare: app.fork?.states, onPick: fillWhy });
   }
 
   // ───────────────────────────── export / test ─────────────────────────────
@@ -1230,6 +1244,7 @@
       $('apply-confirm-box').hidden = false;
       $('apply-confirm').focus();
     });
+    $('jump-base').addEventListener('click', () => jump(0));
     $('apply-cancel').addEventListener('click', () => { $('apply-confirm-box').hidden = true; });
     $('apply-confirm').addEventListener('click', () => {
       $('apply-confirm-box').hidden = true;

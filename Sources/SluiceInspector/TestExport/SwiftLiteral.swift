@@ -11,8 +11,45 @@ enum SwiftLiteral {
     let what: String
   }
 
-  static func source(of value: Any) throws(Unwritable) -> String {
-    try write(value, depth: 0)
+  /// The source of `value`, on one line when it fits in `width` columns after `indent`
+  /// spaces, broken after each element or argument otherwise.
+  static func source(of value: Any, indent: Int = 0, width: Int = 100) throws(Unwritable)
+    -> String
+  {
+    let line = try write(value, depth: 0)
+    guard indent + line.count > width else { return line }
+    return try wrapped(value, indent: indent, width: width)
+  }
+
+  /// `value`'s source with its outermost list of elements or arguments one per line, each
+  /// wrapped in turn when it is still too long.
+  private static func wrapped(_ value: Any, indent: Int, width: Int) throws(Unwritable)
+    -> String
+  {
+    let mirror = Mirror(reflecting: value)
+    let inner = String(repeating: " ", count: indent + 2)
+    let closing = String(repeating: " ", count: indent)
+    func parts(_ mirror: Mirror) throws(Unwritable) -> [String] {
+      var parts: [String] = []
+      for child in mirror.children {
+        let label = child.label.flatMap { $0.hasPrefix(".") ? nil : "\($0): " } ?? ""
+        let text = try source(of: child.value, indent: indent + 2 + label.count, width: width)
+        parts.append(inner + label + text)
+      }
+      return parts
+    }
+    switch mirror.displayStyle {
+    case .collection, .set:
+      guard !mirror.children.isEmpty else { return "[]" }
+      return "[\n" + (try parts(mirror)).map { $0 + "," }.joined(separator: "\n") + "\n" + closing
+        + "]"
+    case .struct, .class:
+      guard !mirror.children.isEmpty else { return try write(value, depth: 0) }
+      return try typeName(of: value) + "(\n" + parts(mirror).joined(separator: ",\n") + "\n"
+        + closing + ")"
+    default:
+      return try write(value, depth: 0)
+    }
   }
 
   private static func write(_ value: Any, depth: Int) throws(Unwritable) -> String {
@@ -59,10 +96,10 @@ enum SwiftLiteral {
       }
       return entries.isEmpty ? "[:]" : "[" + entries.sorted().joined(separator: ", ") + "]"
     case .enum:
-      guard let payload = mirror.children.first else {
-        return "." + String(describing: value)
+      guard let name = enumCaseName(value) else {
+        throw Unwritable(what: "a case of \(String(reflecting: type(of: value))) without a name")
       }
-      let name = payload.label ?? String(describing: value)
+      guard let payload = mirror.children.first else { return "." + name }
       let inner = Mirror(reflecting: payload.value)
       if inner.displayStyle == .tuple {
         return ".\(name)(" + (try arguments(inner, depth: depth)) + ")"
@@ -90,14 +127,37 @@ enum SwiftLiteral {
     return parts.joined(separator: ", ")
   }
 
-  /// The type's name as source can spell it: module-qualified, or an error for a type local to
-  /// a function or private to a file.
+  /// The type's name as the test spells it: without module names (a module may hold a type of
+  /// its own name, which would hide the module: `SluiceDemo.SluiceDemo`), nested types with
+  /// their outer types; an error for a type local to a function or private to a file.
   static func typeName(of value: Any) throws(Unwritable) -> String {
     let name = String(reflecting: type(of: value))
     guard !name.contains("(unknown context"), !name.contains("(extension in") else {
       throw Unwritable(what: "\(String(describing: type(of: value))), which a test cannot name")
     }
-    return name
+    return withoutModules(name)
+  }
+
+  /// `Sluice.Loadable<SluiceDemo.Settings.Theme>` → `Loadable<Settings.Theme>`: every dotted
+  /// path of a reflected type name starts with its module, which is dropped.
+  static func withoutModules(_ name: String) -> String {
+    var output = ""
+    var path = ""
+    func flush() {
+      let components = path.split(separator: ".", omittingEmptySubsequences: false)
+      output += components.count > 1 ? components.dropFirst().joined(separator: ".") : path
+      path = ""
+    }
+    for character in name {
+      if character.isLetter || character.isNumber || character == "_" || character == "." {
+        path.append(character)
+      } else {
+        flush()
+        output.append(character)
+      }
+    }
+    flush()
+    return output
   }
 
   static func quoted(_ text: String) -> String {

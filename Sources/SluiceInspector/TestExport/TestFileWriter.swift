@@ -38,6 +38,7 @@ struct TestFileWriter: Sendable {
       ["Foundation", "Sluice", "SluiceTesting", "Testing"].map { "import \($0)" }
       + export.imports.map { "@testable import \($0)" }
     let header = """
+      // swift-format-ignore-file
       // Recorded by Sluice Inspector: records \(from) through \(through) of the lane "\(lane)".
       // Each test starts a TestStore from a store's state before the range, sends the actions it
       // reduced, in order, and asserts the properties each one changed.
@@ -59,7 +60,7 @@ struct TestFileWriter: Sendable {
     let reducer = export.reducers[info.name] ?? "<#Reducer<\(info.name)>#>"
     var body = """
         let store = TestStore(
-          initialState: \(try literal(state, what: "the state of \(info.name)")),
+          initialState: \(try literal(state, what: "the state of \(info.name)", indent: 4)),
           reducer: \(reducer))
 
       """
@@ -79,7 +80,7 @@ struct TestFileWriter: Sendable {
       guard let after = info.store.reduce(state, action) else { continue }
       try checkNotRedacted(after, of: info, at: record.seq)
       body += "  // #\(record.seq) \(record.type)\(TestFileWriter.origin(record))\n"
-      let sent = try literal(action, what: "the action \(record.type)")
+      let sent = try literal(action, what: "the action \(record.type)", indent: 2)
       let assignments = try changes(from: state, to: after, name: info.name)
       if assignments.isEmpty {
         body += "  await store.send(\(sent))\n"
@@ -104,14 +105,15 @@ struct TestFileWriter: Sendable {
     let new = Mirror(reflecting: after)
     let labelled = new.displayStyle == .struct && new.children.allSatisfy { $0.label != nil }
     guard labelled, old.children.count == new.children.count else {
-      let whole = try literal(after, what: "the state of \(name)")
-      return try literal(before, what: "the state of \(name)") == whole ? [] : ["$0 = \(whole)"]
+      let whole = try literal(after, what: "the state of \(name)", indent: 4)
+      return try literal(before, what: "the state of \(name)", indent: 4) == whole
+        ? [] : ["$0 = \(whole)"]
     }
     var lines: [String] = []
     for (left, right) in zip(old.children, new.children) {
       guard let label = right.label else { continue }
-      let written = try literal(right.value, what: "\(name).\(label)")
-      if try literal(left.value, what: "\(name).\(label)") != written {
+      let written = try literal(right.value, what: "\(name).\(label)", indent: 4)
+      if try literal(left.value, what: "\(name).\(label)", indent: 4) != written {
         lines.append("$0.\(label) = \(written)")
       }
     }
@@ -130,9 +132,11 @@ struct TestFileWriter: Sendable {
       "the state of \(info.name) at record \(seq) holds redacted values; it is not exported")
   }
 
-  private func literal(_ value: Any, what: String) throws(InspectorError) -> String {
+  private func literal(_ value: Any, what: String, indent: Int = 0) throws(InspectorError)
+    -> String
+  {
     do {
-      return try SwiftLiteral.source(of: value)
+      return try SwiftLiteral.source(of: value, indent: indent)
     } catch {
       throw InspectorError(.failed, "\(what) cannot be written as Swift: \(error.what)")
     }
@@ -142,9 +146,9 @@ struct TestFileWriter: Sendable {
     var text = ""
     if let site = record.origin?.site { text += ", dispatched at \(site.file):\(site.line)" }
     switch record.origin?.cause {
-    case .effect(let parent, let effect)?: text += " by an \(effect) (record \(parent))"
-    case .lane(let parent, _)?: text += " on the lane during record \(parent)"
-    case .outside?: text += " from outside"
+    case .effect(let parent, let effect)?: text += ", by the \(effect) of record \(parent)"
+    case .lane(let parent, _)?: text += ", on the lane during record \(parent)"
+    case .outside?: text += ", from outside"
     case nil: break
     }
     return text

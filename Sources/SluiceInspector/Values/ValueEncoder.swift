@@ -147,8 +147,8 @@ struct ValueEncoder: Sendable {
     (key as? String) ?? String(describing: key)
   }
 
-  /// An enum case's name, or its `description` when it has one.
+  /// An enum case's own name (not its `description`).
   private static func caseName(_ value: Any) -> String {
-    String(describing: value)
+    enumCaseName(value) ?? String(describing: value)
   }
 }
