@@ -26,13 +26,17 @@ import Testing
   @Test func attachingAndDetachingWhileThreadsDispatchLosesNoActionAndKeepsTheOrder() async throws {
     let dispatcher = Dispatcher(label: "busy")
     let store = Store(initialState: CounterState(), dispatcher: dispatcher, reducer: counterReducer)
-    let perThread = 2_000
+    let running = Atomic(true)
+    let dispatched = Atomic(0)
     let dispatching = Task.detached {
       await withTaskGroup(of: Bool.self) { group in
         for mode in [DispatchMode.sync, .async] {
           group.addTask {
             await InspectorConcurrencyTests.onThread {
-              for _ in 0..<perThread { dispatcher.dispatch(Increment(), mode: mode) }
+              while running.value {
+                dispatcher.dispatch(Increment(), mode: mode)
+                dispatched.add(1)
+              }
             }
           }
         }
@@ -43,16 +47,19 @@ import Testing
     for _ in 0..<5 {
       let inspector = try await Inspector.start(dispatcher, configuration: .init(capacity: 100))
       let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
-      try await Task.sleep(for: .milliseconds(20))
+      _ = try await client.first { $0["type"] as? String == "record" }
       await client.close()
-      seqs += client.messages.compactMap {
+      let received = client.messages.compactMap {
         (InspectorConnection.parse($0)?["record"] as? [String: Any])?["seq"] as? Int
       }
+      #expect(received == received.sorted())
+      seqs += received
       await inspector.stop()
     }
+    running.value = false
     #expect(await dispatching.value)
     await store.send(Increment())
-    #expect(store.state.count == 2 * perThread + 1)
+    #expect(store.state.count == dispatched.value + 1)
     #expect(!seqs.isEmpty)
   }
 
@@ -77,6 +84,19 @@ import Testing
     await other.close()
     await client.close()
     await inspector.stop()
+  }
+
+  /// A value shared by the test's threads.
+  final class Atomic<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+      get { lock.withLock { stored } }
+      set { lock.withLock { stored = newValue } }
+    }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
   }
 
   /// An action whose payload, when the ring lets it go, dispatches into the store from its
@@ -106,4 +126,8 @@ import Testing
     // when the inspector stopped.
     #expect(store.state.count >= 20 * 1_000 + 17)
   }
+}
+
+extension InspectorConcurrencyTests.Atomic where Value == Int {
+  func add(_ amount: Int) { update { $0 += amount } }
 }

@@ -102,6 +102,7 @@ import Testing
     let toggleCause = try #require(toggle["cause"] as? [String: Any])
     #expect(toggleCause["kind"] as? String == "lane")
     #expect(toggleCause["parent"] as? Int == addSeq)
+    #expect(toggleCause["observerOf"] as? String == "CounterState")
     let filter = try await record("SetFilter")
     let filterCause = try #require(filter["cause"] as? [String: Any])
     #expect(filterCause["kind"] as? String == "effect")

@@ -17,7 +17,8 @@ extension Lane {
   {
     DispatchOrigin(
       site: DispatchSite(file, line),
-      cause: .lane(parent: inspector.currentStep(), observerOf: nil))
+      cause: .lane(
+        parent: inspector.currentStep(), observerOf: notifyingCore?.inspectedStore?.name))
   }
 
   /// Attaches `inspector` (lane work): turns the shortcut off, so every action is queued with

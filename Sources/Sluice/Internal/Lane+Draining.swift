@@ -134,6 +134,8 @@ extension Lane {
       }
       if let lock = work.lock {
         processExclusive(action, under: lock)
+      } else if activeInspector != nil {
+        processInspected(boxed: action)
       } else {
         process(boxed: action)
       }

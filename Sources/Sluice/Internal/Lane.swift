@@ -110,6 +110,9 @@ final class Lane: @unchecked Sendable {
   /// The attached inspector, as the thread holding the lane sees it (drainer only; set and
   /// cleared by lane work, together with `inspector`).
   @exclusivity(unchecked) var activeInspector: (any LaneInspector)?
+  /// The store whose observers the inspected lane is calling, if any (drainer only; see
+  /// ``processInspected(boxed:)``).
+  @exclusivity(unchecked) var notifyingCore: AnyStoreCore?
   /// The attached inspector (guarded by `lock`).
   var inspector: (any LaneInspector)?
   /// Whether an inspector is attached: read by dispatching threads, which then queue their
@@ -280,6 +283,27 @@ final class Lane: @unchecked Sendable {
       return
     }
     processRouting(payload, id: id)
+  }
+
+  /// ``process(_:)`` while an inspector is attached: the same steps, with the store whose
+  /// observers are being called kept in `notifyingCore`, so that an action one of them
+  /// dispatches names it as its cause. The other paths stay as they are: with no inspector,
+  /// nothing here runs.
+  func processInspected(boxed action: any Action) {
+    ActionPayload.with(boxed: action) { payload in
+      currentActionType = payload.type
+      refreshRouting()
+      let routes = routes(for: payload.id, type: payload.type)
+      let extras = lastExtras
+      var reduced: [Route] = []
+      for route in routes where route.reduce(payload) { reduced.append(route) }
+      for route in reduced {
+        notifyingCore = route.core
+        route.notify()
+      }
+      notifyingCore = nil
+      if let extras { finishStep(payload, extras: extras, routes: routes) }
+    }
   }
 
   /// ``process(_:)`` for an action boxed in an `any Action`.

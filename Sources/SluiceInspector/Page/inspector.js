@@ -96,7 +96,10 @@
   const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 
   // ── paths: `items[2].done`, `byID["42"].title`; the empty path is the whole state.
-  const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+  // A key is written `.name` when it is a plain name (a letter or _, then letters, digits, _),
+  // as the server writes paths; otherwise `["key"]`. Reading also accepts `$`, as the server does.
+  const IDENT = /^[\p{L}_][\p{L}\p{N}_]*$/u;
+  const NAME_RUN = /^[\p{L}\p{N}_$]+/u;
 
   function joinPath(path, key) {
     if (typeof key === 'number') return `${path}[${key}]`;
@@ -129,7 +132,7 @@
         }
         continue;
       }
-      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(path.slice(i));
+      const m = NAME_RUN.exec(path.slice(i));
       if (!m) throw new Error(`bad path ${path}`);
       segs.push(m[0]);
       i += m[0].length;
@@ -227,6 +230,7 @@
     live: new Map(), // key → state (the snapshot's, kept current with each record's changes)
     lastSeq: 0, // newest seq applied to `live`
     liveGap: false,
+    resumeBurst: null, // counting the records sent right after a resume
     selectedSeq: null,
     anchorSeq: null, // for shift-click ranges
     fork: null, // {seq, states: Map key → state, skipped: Set<number>}
@@ -280,16 +284,21 @@
   function causeNode(cause, onLink) {
     const span = h('span');
     const link = (seq) => h('a', { class: 'cause-link', text: `#${seq}`, data: { seq: String(seq) }, attrs: { href: '#', role: 'button' }, on: onLink ? { click: (e) => { e.preventDefault(); e.stopPropagation(); onLink(seq); } } : undefined });
-    if (!cause || cause.kind === 'outside') span.append('outside');
-    else if (cause.kind === 'lane') span.append('lane, during ', link(cause.parent));
+    if (!cause || cause.kind === 'unknown') span.append('unknown');
+    else if (cause.kind === 'outside') span.append('outside');
+    else if (cause.kind === 'lane') {
+      span.append(h('span', { text: 'lane, during ' }), link(cause.parent));
+      if (cause.observerOf) span.append(h('span', { class: 'observer', text: ` (observer of ${cause.observerOf})` }));
+    }
     else if (cause.kind === 'effect') span.append(h('span', { text: 'effect ' }), h('span', { class: 'effect-name', text: String(cause.effect ?? '') }), h('span', { text: '\u00a0of ' }), link(cause.parent));
     else span.append(String(cause.kind));
     return span;
   }
 
   function causeText(cause) {
-    if (!cause || cause.kind === 'outside') return 'outside';
-    if (cause.kind === 'lane') return `lane, during #${cause.parent}`;
+    if (!cause || cause.kind === 'unknown') return 'unknown';
+    if (cause.kind === 'outside') return 'outside';
+    if (cause.kind === 'lane') return `lane, during #${cause.parent}${cause.observerOf ? ` (observer of ${cause.observerOf})` : ''}`;
     if (cause.kind === 'effect') return `effect ${cause.effect ?? ''} of #${cause.parent}`;
     return String(cause.kind);
   }
@@ -567,19 +576,20 @@
     onCause: (seq) => replayGoToSeq(seq),
   });
 
-  function decorateRow(row, seq) {
+  function decorateRow(row, seq, range = testRange()) {
     row.classList.toggle('selected', seq === app.selectedSeq);
     row.classList.toggle('skipped', app.skipped.has(seq));
     const box = row.querySelector('.skip-toggle');
     if (box) box.checked = app.skipped.has(seq);
     row.classList.toggle('jumped', !!app.fork && seq === app.fork.seq);
     row.classList.toggle('future', !!app.fork && seq > app.fork.seq);
-    const [from, through] = testRange();
+    const [from, through] = range;
     row.classList.toggle('in-range', from !== null && through !== null && seq >= from && seq <= through);
   }
 
   function redecorate() {
-    liveLog.forEachRow(decorateRow);
+    const range = testRange();
+    liveLog.forEachRow((row, seq) => decorateRow(row, seq, range));
   }
 
   // ───────────────────────────── state trees ─────────────────────────────
@@ -701,8 +711,9 @@
   }
 
   function capable(id) {
-    const need = { pause: 'pause', export: 'export', 'why-go': 'why', 'export-test': 'exportTest', apply: 'apply' }[id];
-    return !need || app.capabilities.size === 0 || app.capabilities.has(need);
+    // An element id, or a capability's name.
+    const need = { 'why-go': 'why', 'export-test': 'exportTest', 'jump-base': 'jump' }[id] ?? id;
+    return app.capabilities.size === 0 || app.capabilities.has(need);
   }
 
   function connect() {
@@ -771,8 +782,8 @@
       case 'why': takeRequest(msg); return onWhy(msg);
       case 'export': takeRequest(msg); return onExport(msg);
       case 'test': takeRequest(msg); return onTest(msg);
-      case 'paused': takeRequest(msg); return setPaused(!!msg.paused);
-      case 'applied': takeRequest(msg); return status(`Applied the fork's state after #${msg.seq} to the live app.`);
+      case 'paused': takeRequest(msg); return onPaused(!!msg.paused);
+      case 'applied': takeRequest(msg); return onApplied(msg);
       case 'pong': takeRequest(msg); return undefined;
       case 'error': return onError(msg, takeRequest(msg));
       default: return undefined; // newer servers may send more
@@ -812,9 +823,14 @@
 
   function onRecord(rec) {
     if (!rec || typeof rec.seq !== 'number' || rec.seq <= app.lastSeq) return;
-    if (app.lastSeq > 0 && rec.seq !== app.lastSeq + 1 && !app.liveGap) {
-      app.liveGap = true;
-      status(`Records #${app.lastSeq + 1}–#${rec.seq - 1} never arrived; the live state shown may be stale. Reconnect to refresh it.`, 'error');
+    if (app.resumeBurst) {
+      // On resume the server sends the records it held, at most its ring's capacity: a full
+      // burst means some were let go, and the live state, rebuilt from changes, may be stale.
+      app.resumeBurst.count++;
+      if (app.resumeBurst.count >= app.capacity && !app.liveGap) {
+        app.liveGap = true;
+        status('Some records were let go while paused; the live state shown may be stale. Reconnect to refresh it.', 'error');
+      }
     }
     applyChanges(app.live, rec.changes);
     app.lastSeq = rec.seq;
@@ -833,6 +849,12 @@
     if (btn.hidden) list.hidden = true;
   }
 
+  function onPaused(paused) {
+    clearTimeout(app.resumeBurst?.timer);
+    app.resumeBurst = paused ? null : { count: 0, timer: setTimeout(() => { app.resumeBurst = null; }, 1500) };
+    setPaused(paused);
+  }
+
   function setPaused(paused) {
     app.paused = paused;
     const btn = $('pause');
@@ -840,6 +862,13 @@
     btn.classList.toggle('active', paused);
     btn.title = paused ? 'The inspector keeps recording; resume to receive the records' : 'Stop receiving records for now';
     $('live-note').textContent = paused ? '(paused)' : '';
+  }
+
+  function onApplied(msg) {
+    const stores = Array.isArray(msg.stores) ? msg.stores.map((id) => storeLabel(id)) : [];
+    status(stores.length
+      ? `Applied the fork's state after #${msg.seq} to the live app: ${stores.join(', ')} replaced.`
+      : `Applied the fork's state after #${msg.seq}: no store was replaced.`, stores.length ? 'info' : 'error');
   }
 
   function onError(msg, req) {
@@ -891,7 +920,7 @@
       return;
     }
     const rec = liveLog.get(seq);
-    if (!rec) { status(`#${seq} is no longer kept.`, 'error'); return; }
+    if (!rec) { status(`#${seq} is not in the log: no longer kept, or a step that changed nothing.`, 'error'); return; }
     if (app.view !== 'live') setView('live');
     app.selectedSeq = seq;
     app.anchorSeq = seq;
@@ -1004,7 +1033,7 @@
   function recordSummaryNode(seq) {
     const rec = liveLog.get(seq);
     const link = h('a', { class: 'chain-link', text: `#${seq}`, data: { seq: String(seq) }, attrs: { href: '#' }, on: { click: (e) => { e.preventDefault(); selectRecord(seq); } } });
-    if (!rec) return h('span', { class: 'chain-item' }, link, h('span', { class: 'muted', text: ' (no longer kept)' }));
+    if (!rec) return h('span', { class: 'chain-item' }, link, h('span', { class: 'muted', text: ' (not in the log)' }));
     const site = siteText(rec.site);
     return h('span', { class: 'chain-item' }, link, ' ', h('b', { text: recordType(rec) }),
       h('span', { class: 'muted', text: ` · ${causeText(rec.cause)}${site ? ` · ${site}` : ''}` }));
@@ -1021,9 +1050,10 @@
       const chainList = h('ol', { class: 'chain' });
       for (const seq of chain.slice(1)) chainList.append(h('li', null, h('span', { class: 'arrow', text: '↳ caused by ' }), recordSummaryNode(seq)));
       const last = liveLog.get(chain[chain.length - 1]);
-      const origin = !last ? 'The origin is no longer kept.'
+      const origin = !last ? 'The origin is not in the log.'
         : !last.cause || last.cause.kind === 'outside' ? `Origin: #${last.seq}, dispatched from outside the lane.`
-          : `Origin: #${last.cause.parent}, no longer kept.`;
+          : last.cause.kind === 'unknown' ? `Origin: #${last.seq}; its cause is unknown.`
+            : `Origin: #${last.cause.parent}, not in the log.`;
       const changeList = h('ul', { class: 'diff' });
       if (step.change) changeList.append(diffLine(step.change));
       list.append(h('li', { class: 'why-step', data: { seq: String(step.seq) } },
@@ -1081,7 +1111,7 @@
     const open = conn.ws?.readyState === WebSocket.OPEN;
     $('apply').disabled = !app.fork || !open || !capable('apply');
     $('fork-close').disabled = !app.fork;
-    $('jump-base').disabled = !open || !capable('jump');
+    $('jump-base').disabled = !open || !capable('jump-base');
   }
 
   let liveVersion = 0; // bumped whenever app.live changes

@@ -195,25 +195,39 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       origin: pending.origin, action: pending.action, reducedBy: pending.reducedBy,
       statesAfter: pending.statesAfter)
     let states = encoded
-    let (evicted, summaryNow, targets) = lock.withLock {
-      () -> (InspectorRecord?, InspectorSummary?, [AsyncStream<RecorderEvent>.Continuation]) in
+    // The record the ring lets go, and the fork's base moved past it, are worked out here, on
+    // the lane, before the lock: the stores' reducers do not run under it.
+    let full = lock.withLock { ring.count >= capacity }
+    var evicted: InspectorRecord?
+    var newBase: [String: any Sendable]?
+    if full {
+      let oldest: InspectorRecord = lock.withLock { ring[head] }
+      let current: [String: any Sendable] = lock.withLock { base }
+      let stores: [String: InspectedStore] = lock.withLock { storesByID() }
+      evicted = oldest
+      newBase = Fork.states(from: current, through: [oldest], stores: stores, skipping: [])
+    }
+    let (summaryNow, targets, replacedBase) = lock.withLock {
+      () -> (InspectorSummary?, [AsyncStream<RecorderEvent>.Continuation], [String: any Sendable]?)
+      in
       latest = states
-      var evicted: InspectorRecord?
-      if ring.count < capacity {
+      guard let evicted, var moved = newBase else {
         ring.append(record)
-      } else {
-        evicted = ring[head]
-        ring[head] = record
-        head = (head + 1) % capacity
+        return (nil, Array(followers.values), nil)
       }
-      if let evicted { advanceBaseLocked(past: evicted) }
-      return (evicted, evicted == nil ? nil : summary, Array(followers.values))
+      ring[head] = record
+      head = (head + 1) % capacity
+      summary.dropped += 1
+      summary.byType[evicted.type, default: 0] += 1
+      swap(&base, &moved)
+      return (summary, Array(followers.values), moved)
     }
     for continuation in targets {
       continuation.yield(.record(record))
       if let summaryNow { continuation.yield(.summary(summaryNow)) }
     }
-    _ = evicted  // Released here, outside the lock.
+    // Released here, outside the lock: a value's deinit may call into the store.
+    _ = (evicted, replacedBase)
   }
 
   // MARK: - Helpers
@@ -257,14 +271,6 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     known[store.id] = info
     encoded[info.id] = encodedState
     return info
-  }
-
-  /// Moves the fork's base past the record the ring lets go, and counts it (under `lock`).
-  private func advanceBaseLocked(past record: InspectorRecord) {
-    summary.dropped += 1
-    summary.byType[record.type, default: 0] += 1
-    base = Fork.states(
-      from: base, through: [record], stores: storesByID(), skipping: [])
   }
 
   private func storesByID() -> [String: InspectedStore] {

@@ -147,7 +147,9 @@ struct TestFileWriter: Sendable {
     if let site = record.origin?.site { text += ", dispatched at \(site.file):\(site.line)" }
     switch record.origin?.cause {
     case .effect(let parent, let effect)?: text += ", by the \(effect) of record \(parent)"
-    case .lane(let parent, _)?: text += ", on the lane during record \(parent)"
+    case .lane(let parent, let store?)?:
+      text += ", by an observer of \(store) during record \(parent)"
+    case .lane(let parent, nil)?: text += ", on the lane during record \(parent)"
     case .outside?: text += ", from outside"
     case nil: break
     }
