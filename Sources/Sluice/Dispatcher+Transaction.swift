@@ -21,10 +21,13 @@ extension Dispatcher {
   ) -> TransactionOutcome {
     let lane = self.lane
     if let refused = lane.refuseOnSharedLane("transaction") { return .failed(refused) }
-    if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
+    let origin = lane.callerOrigin(file, line)
+    if let outcome = lane.performNow({ lane.runTransaction(label: label, origin: origin, body) }) {
       return outcome
     }
-    return lane.performReturning(.change) { lane.runTransaction(label: label, body) } ?? .queued
+    return lane.performReturning(.change) {
+      lane.runTransaction(label: label, origin: origin, body)
+    } ?? .queued
   }
 
   /// Runs `body` as one transaction on the lane, without blocking a thread; resumes once it
@@ -36,12 +39,13 @@ extension Dispatcher {
   ) async -> TransactionOutcome {
     let lane = self.lane
     if let refused = lane.refuseOnSharedLane("transaction") { return .failed(refused) }
-    if let outcome = lane.performNow({ lane.runTransaction(label: label, body) }) {
+    let origin = lane.callerOrigin(file, line)
+    if let outcome = lane.performNow({ lane.runTransaction(label: label, origin: origin, body) }) {
       return outcome
     }
     let outcome = Guarded<TransactionOutcome?>(nil)
     await lane.performAsync(.change) {
-      let result = lane.runTransaction(label: label, body)
+      let result = lane.runTransaction(label: label, origin: origin, body)
       outcome.withLock { $0 = result }
     }
     return outcome.withLock { $0 } ?? .queued
@@ -51,8 +55,9 @@ extension Dispatcher {
 extension Lane {
   /// Runs a transaction on the lane (lane only).
   func runTransaction(
-    label: String, _ body: @Sendable (Transaction) throws -> Void
+    label: String, origin: DispatchOrigin? = nil, _ body: @Sendable (Transaction) throws -> Void
   ) -> TransactionOutcome {
+    if let origin, let inspector = activeInspector { inspector.workStarted(origin: origin) }
     let transaction = Transaction(label: label, lane: self)
     do {
       try body(transaction)

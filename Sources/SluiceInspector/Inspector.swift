@@ -167,6 +167,7 @@ public final class Inspector: Sendable {
       recorder: recorder, encoder: encoder, lane: lane, testWriter: writer,
       send: { sender.yield($0) })
     let following = recorder.follow(buffer: recorder.capacity + 64)
+    await client.connected(with: following.snapshot)
     sender.yield(InspectorMessage.hello(lane: lane, capacity: recorder.capacity))
     sender.yield(InspectorMessage.snapshot(following.snapshot, encoder: encoder))
     await withTaskGroup(of: Void.self) { group in

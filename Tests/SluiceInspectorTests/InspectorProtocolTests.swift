@@ -120,6 +120,52 @@ import Testing
     await inspector.stop()
   }
 
+  @Test func aTransactionIsOneRecordWithItsSiteAndCause() async throws {
+    let dispatcher = Dispatcher()
+    let todos = Store(initialState: TodoState(), dispatcher: dispatcher, reducer: todoReducer)
+    let counter = Store(
+      initialState: CounterState(), dispatcher: dispatcher, reducer: counterReducer)
+    let inspector = try await Inspector.start(dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    let line = #line + 1
+    let outcome = await dispatcher.transaction("plan") { tx in
+      tx.dispatch(AddTodo(title: "a"))
+      try tx.update(counter) { $0.count = 7 }
+    }
+    guard case .committed = outcome else {
+      Issue.record("\(outcome)")
+      return
+    }
+    _ = await dispatcher.transaction("aborted") { tx in
+      tx.dispatch(AddTodo(title: "never"))
+      try tx.abort()
+    }
+    do {
+      let message = try await client.first {
+        ($0["record"] as? [String: Any])?["kind"] as? String == "transaction"
+      }.message
+      let record = try #require(message["record"] as? [String: Any])
+      #expect((record["action"] as? [String: Any])?["type"] as? String == "plan")
+      #expect(Set(record["stores"] as? [String] ?? []) == ["s1", "s2"])
+      #expect((record["site"] as? [String: Any])?["line"] as? Int == line)
+      #expect((record["cause"] as? [String: Any])?["kind"] as? String == "outside")
+      let paths = (record["changes"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+      #expect(Set(paths) == ["items[0]", "nextID", "count"])
+    }
+    todos.dispatch(SetFilter(filter: .open))
+    _ = try await client.first {
+      (($0["record"] as? [String: Any])?["action"] as? [String: Any])?["type"] as? String
+        == "SetFilter"
+    }
+    let types = client.messages.compactMap {
+      ((InspectorConnection.parse($0)?["record"] as? [String: Any])?["action"] as? [String: Any])?[
+        "type"] as? String
+    }
+    #expect(types == ["plan", "SetFilter"], "the aborted transaction leaves no record")
+    await client.close()
+    await inspector.stop()
+  }
+
   @Test func jumpAndToggleRunInAForkAndOnlyApplyChangesTheLiveStore() async throws {
     let store = Store(initialState: TodoState(), reducer: todoReducer)
     let inspector = try await Inspector.start(store.dispatcher)

@@ -10,6 +10,17 @@ extension Lane {
     return QueuedWork(content)
   }
 
+  /// Where and why the caller is asking for lane work that may change stores (a transaction),
+  /// while an inspector is attached; `nil` otherwise.
+  func callerOrigin(_ file: StaticString, _ line: UInt) -> DispatchOrigin? {
+    guard isInspected.load(ordering: .relaxed) else { return nil }
+    if isCurrentThreadDraining, let inspector = activeInspector {
+      return origin(inside: inspector, file, line)
+    }
+    return DispatchOrigin(
+      site: DispatchSite(file, line), cause: InspectionContext.effectCause ?? .outside)
+  }
+
   /// The origin of an action dispatched by code running on the lane (drainer only).
   @inline(never)
   func origin(inside inspector: any LaneInspector, _ file: StaticString, _ line: UInt)
@@ -44,7 +55,7 @@ extension Lane {
         guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
           return nil
         }
-        return .effect(parent: inspector.currentStep(), effect: "\(source)")
+        return .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source))
       }
       return true
     }
@@ -70,6 +81,14 @@ extension Lane {
       // Outside the lock: removing a recorder rebuilds the routing, which takes it.
       for core in inspectedCores { core.removeInspection() }
       _ = attached  // Released here, outside the lock.
+    }
+  }
+
+  /// "on SignIn", "command Refresh": what started an effect, for its cause.
+  static func describeEffect(_ source: ErrorEvent.Source) -> String {
+    switch source {
+    case .effect(let actionType): "on \(actionType)"
+    default: "\(source)"
     }
   }
 

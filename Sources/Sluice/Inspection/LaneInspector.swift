@@ -24,7 +24,7 @@ package enum DispatchCause: Sendable, Hashable {
   /// a reaction or a transaction. `store` names the store whose observers were being called,
   /// when it was one.
   case lane(parent: UInt64, observerOf: String?)
-  /// By an effect that step `parent` started; `effect` describes it.
+  /// By an effect that step `parent` started; `effect` describes it (`on SignIn`).
   case effect(parent: UInt64, effect: String)
 }
 
@@ -57,6 +57,8 @@ package protocol LaneInspector: AnyObject, Sendable {
   func currentStep() -> UInt64
   /// A queued action starts its step.
   func stepStarted(_ action: any Action, origin: DispatchOrigin)
+  /// Lane work that may change stores (a transaction) starts, asked for from `origin`.
+  func workStarted(origin: DispatchOrigin)
   /// A store saw the current step's action (or a committed transaction): the states before and
   /// after, whether it reduced it and whether it has a handler for it.
   func storeStepped(

@@ -13,9 +13,9 @@ actor InspectorClient {
   private let testWriter: TestFileWriter
   private let send: @Sendable (String) -> Void
   private var paused = false
-  /// Records that arrived while paused, sent on resume (at most the ring's capacity).
-  private var held: [InspectorRecord] = []
-  private var heldSummary: InspectorSummary?
+  /// The newest record the client has (in a snapshot or a `record`): an older one arriving
+  /// late from the recorder is not sent again.
+  private var newest: UInt64 = 0
   private var skipped: Set<UInt64> = []
   /// The record the last `jump` went to; `nil`: the newest.
   private var jumpedTo: UInt64?
@@ -31,18 +31,20 @@ actor InspectorClient {
     self.send = send
   }
 
-  /// Passes an event from the recorder on, or holds it while paused.
+  /// The snapshot the client got when it connected.
+  func connected(with snapshot: RecorderSnapshot) {
+    newest = snapshot.records.last?.seq ?? 0
+  }
+
+  /// Passes an event from the recorder on, unless paused.
   func deliver(_ event: RecorderEvent) {
+    guard !paused else { return }
     switch event {
     case .record(let record):
-      if paused {
-        held.append(record)
-        if held.count > recorder.capacity { held.removeFirst(held.count - recorder.capacity) }
-      } else {
-        send(InspectorMessage.record(record))
-      }
-    case .summary(let summary):
-      if paused { heldSummary = summary } else { send(InspectorMessage.summaryMessage(summary)) }
+      guard record.seq > newest else { return }
+      newest = record.seq
+      send(InspectorMessage.record(record))
+    case .summary(let summary): send(InspectorMessage.summaryMessage(summary))
     }
   }
 
@@ -71,11 +73,9 @@ actor InspectorClient {
     case .resume:
       paused = false
       send(InspectorMessage.reply("paused", id: id, [("paused", .bool(false))]))
-      let records = held
-      held = []
-      for record in records { send(InspectorMessage.record(record)) }
-      if let summary = heldSummary { send(InspectorMessage.summaryMessage(summary)) }
-      heldSummary = nil
+      let snapshot = recorder.snapshot()
+      newest = max(newest, snapshot.records.last?.seq ?? 0)
+      send(InspectorMessage.snapshot(snapshot, encoder: encoder))
     case .jump:
       let seq = try command.seq("seq")
       let snapshot = recorder.snapshot()

@@ -148,6 +148,13 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     open = pending
   }
 
+  func workStarted(origin: DispatchOrigin) {
+    if open != nil { itemEnded() }
+    var pending = Pending(seq: takeSeq(), started: .now)
+    pending.origin = origin
+    open = pending
+  }
+
   func storeStepped(
     _ store: InspectedStore, action: any Action, before: any Sendable, after: any Sendable,
     reduced: Bool, handled: Bool

@@ -146,7 +146,7 @@ struct TestFileWriter: Sendable {
     var text = ""
     if let site = record.origin?.site { text += ", dispatched at \(site.file):\(site.line)" }
     switch record.origin?.cause {
-    case .effect(let parent, let effect)?: text += ", by the \(effect) of record \(parent)"
+    case .effect(let parent, let effect)?: text += ", by the effect \(effect) of record \(parent)"
     case .lane(let parent, let store?)?:
       text += ", by an observer of \(store) during record \(parent)"
     case .lane(let parent, nil)?: text += ", on the lane during record \(parent)"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a value sits inside a state: `items[2].done`, `byID["42"].title`; empty for the whole
 /// state.
 public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
@@ -38,25 +40,19 @@ public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
         index = text.index(after: index)
         guard index < text.endIndex else { return nil }
         if text[index] == "\"" {
-          // A quoted key: `\"` and `\\` escape.
+          // A quoted key, a JSON string: `\"`, `\\`, `\n`, `\u00e9` and the other escapes.
+          let start = index
           index = text.index(after: index)
-          var key = ""
-          var closed = false
-          while index < text.endIndex {
-            let next = text[index]
+          var escaped = false
+          while index < text.endIndex, escaped || text[index] != "\"" {
+            escaped = !escaped && text[index] == "\\"
             index = text.index(after: index)
-            if next == "\\" {
-              guard index < text.endIndex else { return nil }
-              key.append(text[index])
-              index = text.index(after: index)
-            } else if next == "\"" {
-              closed = true
-              break
-            } else {
-              key.append(next)
-            }
           }
-          guard closed, index < text.endIndex, text[index] == "]" else { return nil }
+          guard index < text.endIndex else { return nil }
+          index = text.index(after: index)
+          guard index < text.endIndex, text[index] == "]",
+            let key = try? JSONDecoder().decode(String.self, from: Data(text[start..<index].utf8))
+          else { return nil }
           components.append(.key(key))
         } else {
           let start = index

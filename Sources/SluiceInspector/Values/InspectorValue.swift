@@ -1,8 +1,7 @@
 import Foundation
 
-/// A Swift value as the inspector shows it: a JSON tree built by reflection (see
-/// ``ValueEncoder``), so that any state or action can be shown, compared and diffed, whether it
-/// is `Codable` or not.
+/// A Swift value as the inspector shows it: a JSON tree built by reflection (`Mirror`), so that
+/// any state or action can be shown, compared and diffed, whether it is `Codable` or not.
 public enum InspectorValue: Sendable, Hashable {
   /// `nil`.
   case null
