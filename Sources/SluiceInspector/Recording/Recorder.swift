@@ -52,6 +52,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   private var encoded: [String: InspectorValue] = [:]
   private var open: Pending?
   private var nextSeq: UInt64 = 1
+  /// Action type names, made once per type.
+  private var typeNames: [ObjectIdentifier: String] = [:]
 
   /// A step being recorded (lane only).
   private struct Pending {
@@ -246,7 +248,14 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   private func describe(_ pending: inout Pending, action: any Action) {
     pending.action = action
-    pending.type = "\(type(of: action))"
+    let actionType = type(of: action)
+    if let name = typeNames[ObjectIdentifier(actionType)] {
+      pending.type = name
+    } else {
+      let name = "\(actionType)"
+      typeNames[ObjectIdentifier(actionType)] = name
+      pending.type = name
+    }
     pending.payload = encoder.encodeAction(action)
   }
 

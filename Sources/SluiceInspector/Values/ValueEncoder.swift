@@ -27,7 +27,14 @@ struct ValueEncoder: Sendable {
   func encodeAction(_ action: any Action) -> InspectorValue {
     if redaction.redacts(type(of: action)) { return InspectorValue.redacted }
     var context = Context(nodes: 0, seen: [])
-    return encode(action, path: ["\(type(of: action))"], depth: 0, context: &context)
+    let path = redaction.paths.isEmpty ? [] : ["\(type(of: action))"]
+    return encode(action, path: path, depth: 0, context: &context)
+  }
+
+  /// `path` one step deeper, when paths are redacted; the paths are not kept otherwise (a
+  /// property name is enough to redact by key).
+  private func deeper(_ path: [String], _ step: String) -> [String] {
+    redaction.paths.isEmpty ? path : path + [step]
   }
 
   private struct Context {
@@ -49,7 +56,8 @@ struct ValueEncoder: Sendable {
     case .collection, .set:
       var items: [InspectorValue] = []
       for child in mirror.children {
-        items.append(encode(child.value, path: path + ["[]"], depth: depth + 1, context: &context))
+        items.append(
+          encode(child.value, path: deeper(path, "[]"), depth: depth + 1, context: &context))
       }
       return .array(items)
     case .dictionary:
@@ -64,7 +72,7 @@ struct ValueEncoder: Sendable {
             key,
             redacted
               ? InspectorValue.redacted
-              : encode(pair[1], path: path + [key], depth: depth + 1, context: &context)))
+              : encode(pair[1], path: deeper(path, key), depth: depth + 1, context: &context)))
       }
       fields.sort { $0.key < $1.key }
       return .dictionary(fields)
@@ -73,7 +81,8 @@ struct ValueEncoder: Sendable {
         return .string(ValueEncoder.caseName(value))
       }
       let name = payload.label ?? ValueEncoder.caseName(value)
-      let inner = encode(payload.value, path: path + [name], depth: depth + 1, context: &context)
+      let inner = encode(
+        payload.value, path: deeper(path, name), depth: depth + 1, context: &context)
       return .object([InspectorValue.Field(name, inner)])
     case .class:
       let object = value as AnyObject
@@ -82,7 +91,10 @@ struct ValueEncoder: Sendable {
       context.seen.insert(id)
       defer { context.seen.remove(id) }
       return fields(of: mirror, path: path, depth: depth, context: &context)
+    case .struct, .tuple:
+      return fields(of: mirror, path: path, depth: depth, context: &context)
     default:
+      // A value that shows no structure (an opaque or foreign type): its description.
       if mirror.children.isEmpty {
         return .string(String(describing: value))
       }
@@ -109,39 +121,49 @@ struct ValueEncoder: Sendable {
         } else {
           fields.append(
             InspectorValue.Field(
-              key, encode(child.value, path: path + [key], depth: depth + 1, context: &context)))
+              key, encode(child.value, path: deeper(path, key), depth: depth + 1, context: &context)
+            ))
         }
       }
     }
     return .object(fields)
   }
 
+  /// The value of a scalar (a number, text, a date…); `nil` for anything else. Found by the
+  /// value's exact type in one table look-up, not by trying a cast per scalar type: most of
+  /// what the encoder meets is not a scalar.
   private static func scalar(_ value: Any) -> InspectorValue? {
-    switch value {
-    case let value as String: .string(value)
-    case let value as Bool: .bool(value)
-    case let value as Int: .number(Double(value))
-    case let value as Double: .number(value)
-    case let value as Int8: .number(Double(value))
-    case let value as Int16: .number(Double(value))
-    case let value as Int32: .number(Double(value))
-    case let value as Int64: .number(Double(value))
-    case let value as UInt: .number(Double(value))
-    case let value as UInt8: .number(Double(value))
-    case let value as UInt16: .number(Double(value))
-    case let value as UInt32: .number(Double(value))
-    case let value as UInt64: .number(Double(value))
-    case let value as Float: .number(Double(value))
-    case let value as Character: .string(String(value))
-    case let value as Substring: .string(String(value))
-    case let value as Date: .string(value.formatted(.iso8601))
-    case let value as UUID: .string(value.uuidString)
-    case let value as URL: .string(value.absoluteString)
-    case let value as Data: .string("\(value.count) bytes")
-    case let value as Decimal: .string("\(value)")
-    default: nil
-    }
+    scalars[ObjectIdentifier(type(of: value))]?(value)
   }
+
+  private static let scalars: [ObjectIdentifier: @Sendable (Any) -> InspectorValue?] = {
+    var table: [ObjectIdentifier: @Sendable (Any) -> InspectorValue?] = [:]
+    func add<T>(_: T.Type, _ convert: @escaping @Sendable (T) -> InspectorValue) {
+      table[ObjectIdentifier(T.self)] = { ($0 as? T).map(convert) }
+    }
+    add(String.self) { .string($0) }
+    add(Bool.self) { .bool($0) }
+    add(Int.self) { .number(Double($0)) }
+    add(Double.self) { .number($0) }
+    add(Int8.self) { .number(Double($0)) }
+    add(Int16.self) { .number(Double($0)) }
+    add(Int32.self) { .number(Double($0)) }
+    add(Int64.self) { .number(Double($0)) }
+    add(UInt.self) { .number(Double($0)) }
+    add(UInt8.self) { .number(Double($0)) }
+    add(UInt16.self) { .number(Double($0)) }
+    add(UInt32.self) { .number(Double($0)) }
+    add(UInt64.self) { .number(Double($0)) }
+    add(Float.self) { .number(Double($0)) }
+    add(Character.self) { .string(String($0)) }
+    add(Substring.self) { .string(String($0)) }
+    add(Date.self) { .string($0.formatted(.iso8601)) }
+    add(UUID.self) { .string($0.uuidString) }
+    add(URL.self) { .string($0.absoluteString) }
+    add(Data.self) { .string("\($0.count) bytes") }
+    add(Decimal.self) { .string("\($0)") }
+    return table
+  }()
 
   private static func keyText(_ key: Any) -> String {
     (key as? String) ?? String(describing: key)
