@@ -74,12 +74,12 @@ extension Lane {
       self.inspector = nil
       storage.setShortcutOffLocked(false)
       isInspected.store(false, ordering: .relaxed)
-      let inspectedCores = cores
+      let recorders = cores.compactMap { core in core.takeInspectionLocked().map { (core, $0) } }
       lock.unlock()
       activeInspector = nil
       effects.setInspectionCause(nil)
       // Outside the lock: removing a recorder rebuilds the routing, which takes it.
-      for core in inspectedCores { core.removeInspection() }
+      for (core, recorder) in recorders { core.removeMiddleware(id: recorder) }
       _ = attached  // Released here, outside the lock.
     }
   }

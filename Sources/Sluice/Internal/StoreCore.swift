@@ -100,9 +100,10 @@ class AnyStoreCore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: AnyStoreCore.installInspection is abstract")
   }
 
-  /// Stops reporting to the inspector (lane only, outside the lane's lock).
-  func removeInspection() {
-    preconditionFailure("internal inconsistency: AnyStoreCore.removeInspection is abstract")
+  /// Forgets the inspector's view of the store and returns the id of the recorder to remove
+  /// (under the lane's lock, on the lane); `nil` when the store was not inspected.
+  func takeInspectionLocked() -> Int? {
+    preconditionFailure("internal inconsistency: AnyStoreCore.takeInspectionLocked is abstract")
   }
 
   /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
@@ -401,10 +402,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     extras.wrappingAdd(1, ordering: .relaxed)
   }
 
-  override func removeInspection() {
-    guard let inspection else { return }
-    self.inspection = nil
-    removeMiddleware(id: inspection.recorder)
+  override func takeInspectionLocked() -> Int? {
+    defer { inspection = nil }
+    return inspection?.recorder
   }
 
   override func sweepObservers() {
