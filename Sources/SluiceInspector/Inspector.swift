@@ -28,7 +28,8 @@ public final class Inspector: Sendable {
     public var host: String
     /// The port; 0 (the default) picks a free one.
     public var port: Int
-    /// How many steps the inspector keeps (1,000 by default); older ones are summarized.
+    /// How many steps the inspector keeps (1,000 by default, at most 1,000,000); older ones
+    /// are summarized.
     public var capacity: Int
     /// What is never sent.
     public var redaction: Redaction
@@ -59,8 +60,11 @@ public final class Inspector: Sendable {
   public let token: String
   /// The WebSocket's address, with the token, for other clients.
   public var webSocketURL: URL {
-    URL(string: "ws://127.0.0.1:\(port)/ws?token=\(token)") ?? url
+    URL(string: "ws://\(authority)/ws?token=\(token)") ?? url
   }
+
+  /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT`: the host the server listens on.
+  private let authority: String
 
   private let recorder: Recorder
   private let writer: TestFileWriter
@@ -74,6 +78,9 @@ public final class Inspector: Sendable {
     self.url = url
     self.port = port
     self.token = token
+    authority =
+      url.host.map { $0.contains(":") ? "[\($0)]:\(port)" : "\($0):\(port)" }
+      ?? "127.0.0.1:\(port)"
     self.recorder = recorder
     self.writer = writer
     self.server = server
@@ -100,6 +107,10 @@ public final class Inspector: Sendable {
     }
     let page = try PageResources.load()
     let encoder = ValueEncoder(redaction: configuration.redaction)
+    guard (1...1_000_000).contains(configuration.capacity) else {
+      throw InspectorError(
+        .cannotListen, "capacity is 1 to 1,000,000 records, not \(configuration.capacity)")
+    }
     let recorder = Recorder(encoder: encoder, capacity: configuration.capacity)
     guard let attachment = dispatcher.attach(inspector: recorder) else {
       throw InspectorError(.alreadyAttached, "the lane '\(dispatcher.label)' has an inspector")
@@ -118,7 +129,8 @@ public final class Inspector: Sendable {
       attachment.cancel()
       throw error
     }
-    let address = "http://127.0.0.1:\(server.port)/?token=\(token)"
+    let host = configuration.host == "::1" ? "[::1]" : configuration.host
+    let address = "http://\(host):\(server.port)/?token=\(token)"
     guard let url = URL(string: address) else {
       attachment.cancel()
       await server.stop()

@@ -263,6 +263,54 @@ import Testing
     await inspector.stop()
   }
 
+  @Test func theForkReplaysWhatMiddlewareReplacedAnActionWith() async throws {
+    let shout = Middleware<TodoState>.intercept { action, _ in
+      guard let add = action as? AddTodo, !add.title.hasSuffix("!") else { return .proceed }
+      return .replace(AddTodo(title: add.title.uppercased() + "!"))
+    }
+    let store = Store(initialState: TodoState(), reducer: todoReducer, middleware: [shout])
+    let inspector = try await Inspector.start(store.dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    store.dispatch(AddTodo(title: "milk"))
+    store.dispatch(ToggleTodo(id: 1))
+    _ = try await client.first { (($0["record"] as? [String: Any])?["seq"] as? Int) == 2 }
+    client.send(["id": 1, "command": "jump", "seq": 2])
+    let states = try await client.reply(to: 1)
+    let state = (states["stores"] as? [[String: Any]])?.first?["state"] as? [String: Any]
+    let items = state?["items"] as? [[String: Any]]
+    #expect(items?.first?["title"] as? String == "MILK!")
+    #expect(items?.first?["done"] as? Bool == true)
+    #expect(store.state.items.map(\.title) == ["MILK!"])
+    client.send(["id": 2, "command": "exportTest", "from": 1, "through": 2])
+    let test = try await client.reply(to: 2)
+    #expect((test["source"] as? String)?.contains(#"AddTodo(title: "MILK!")"#) == true)
+    await client.close()
+    await inspector.stop()
+  }
+
+  enum Credential: Sendable, Equatable {
+    case none
+    case token(String)
+  }
+
+  struct Session: Sendable, Equatable {
+    var credential = Credential.token("s3cr3t")
+  }
+
+  @Test func aRedactedKeyAlsoRedactsTheCaseOfThatName() async throws {
+    let store = Store(initialState: Session(), reducer: Reducer<Session>())
+    let inspector = try await Inspector.start(
+      store.dispatcher, configuration: .init(redaction: Redaction(keys: ["token"])))
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    client.send(["id": 1, "command": "export"])
+    _ = try await client.reply(to: 1)
+    let everything = client.messages.joined()
+    #expect(!everything.contains("s3cr3t"))
+    #expect(everything.contains(#"{"token":"‹redacted›"}"#))
+    await client.close()
+    await inspector.stop()
+  }
+
   @Test func aSecondInspectorOnTheSameLaneIsAnError() async throws {
     let store = Store(initialState: CounterState(), reducer: counterReducer)
     let first = try await Inspector.start(store.dispatcher)

@@ -22,7 +22,7 @@ final class EffectRuntime: @unchecked Sendable {
   private var keys: [EffectID: Int] = [:]
   private var nextKey = 0
   /// While an inspector is attached: the cause of what an effect started now dispatches.
-  private var inspectionCause: (@Sendable (ErrorEvent.Source) -> DispatchCause?)?
+  private var inspectionCause: (@Sendable (ErrorEvent.Source) -> InspectionContext.EffectCause?)?
 
   /// The runtime whose effect the current task runs, if any.
   @TaskLocal static var current: ObjectIdentifier?
@@ -57,7 +57,9 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// Sets (or, with `nil`, clears) what gives the effects started from now on the cause of the
   /// actions they dispatch (see ``LaneInspector``).
-  func setInspectionCause(_ cause: (@Sendable (ErrorEvent.Source) -> DispatchCause?)?) {
+  func setInspectionCause(
+    _ cause: (@Sendable (ErrorEvent.Source) -> InspectionContext.EffectCause?)?
+  ) {
     let replaced = lock.withLock {
       defer { inspectionCause = cause }
       return inspectionCause

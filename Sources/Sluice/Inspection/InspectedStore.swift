@@ -6,7 +6,8 @@
 /// ``currentState()`` return `nil` and ``replaceState(with:)`` return `false`.
 package class InspectedStore: @unchecked Sendable {
   // @unchecked Sendable: immutable; the lane is Sendable.
-  /// The store's identity, stable while it lives.
+  /// The identity of the store's core while it lives (compare inspected stores by the identity
+  /// of this object instead: a core's address can be reused once it is gone).
   package let id: ObjectIdentifier
   /// The name of its state type (`TodoState`).
   package let name: String
@@ -35,6 +36,30 @@ package class InspectedStore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: InspectedStore.reduce is abstract")
   }
 
+  /// Replaces the states of several stores of one lane in one piece of lane work, so no action
+  /// runs between two of the replacements; returns the stores replaced (a store that is gone,
+  /// or a state of another type, is left out).
+  package static func replaceStates(_ replacements: [(store: InspectedStore, state: any Sendable)])
+    async -> [InspectedStore]
+  {
+    guard let lane = replacements.first?.store.lane else { return [] }
+    let done = Guarded<[InspectedStore]>([])
+    await lane.performAsync(.change) {
+      for replacement in replacements where replacement.store.lane === lane {
+        if replacement.store.replaceOnLane(with: replacement.state) {
+          done.withLock { $0.append(replacement.store) }
+        }
+      }
+    }
+    return done.withLock { $0 }
+  }
+
+  /// Replaces the store's state now (lane only); `false` when the state is not of the store's
+  /// type or the store is gone.
+  func replaceOnLane(with state: any Sendable) -> Bool {
+    preconditionFailure("internal inconsistency: InspectedStore.replaceOnLane is abstract")
+  }
+
   /// Replaces the store's state through its lane, as lane work queued after what is queued
   /// already (held by the lane's locks like an action), and resumes once it ran: its observers
   /// are notified and the inspector sees it as a replacement. Never blocks a thread. Returns
@@ -57,8 +82,10 @@ final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sen
     super.init(id: ObjectIdentifier(core), name: "\(State.self)", lane: core.lane)
   }
 
+  /// The store's core while it is on the lane and this is its inspection (an address can be
+  /// reused by a store made after this one went).
   private var core: StoreCore<State>? {
-    lane.core(id) as? StoreCore<State>
+    lane.inspectedCore(for: self) as? StoreCore<State>
   }
 
   override func currentState() -> (any Sendable)? { core?.state }
@@ -71,6 +98,12 @@ final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sen
     else { return nil }
     table.run(slot: slot, state: &working, action: action)
     return working
+  }
+
+  override func replaceOnLane(with state: any Sendable) -> Bool {
+    guard let new = state as? State, let core else { return false }
+    core.replaceState(with: new)
+    return true
   }
 
   override func replaceState(with state: any Sendable) async -> Bool {

@@ -5,8 +5,7 @@ extension Lane {
   func inspected(_ work: QueuedWork, file: StaticString, line: UInt) -> QueuedWork {
     var content = work.work
     guard case .action = content.kind, content.origin == nil else { return work }
-    content.origin = DispatchOrigin(
-      site: DispatchSite(file, line), cause: InspectionContext.effectCause ?? .outside)
+    content.origin = DispatchOrigin(site: DispatchSite(file, line), cause: effectCause())
     return QueuedWork(content)
   }
 
@@ -17,8 +16,16 @@ extension Lane {
     if isCurrentThreadDraining, let inspector = activeInspector {
       return origin(inside: inspector, file, line)
     }
-    return DispatchOrigin(
-      site: DispatchSite(file, line), cause: InspectionContext.effectCause ?? .outside)
+    return DispatchOrigin(site: DispatchSite(file, line), cause: effectCause())
+  }
+
+  /// The cause the running effect carries, when it started on this lane under the attached
+  /// inspector; `.outside` otherwise.
+  private func effectCause() -> DispatchCause {
+    guard let carried = InspectionContext.effectCause, carried.lane == ObjectIdentifier(self),
+      carried.attachment == inspectionAttachment.load(ordering: .relaxed)
+    else { return .outside }
+    return carried.cause
   }
 
   /// The origin of an action dispatched by code running on the lane (drainer only).
@@ -43,6 +50,7 @@ extension Lane {
         return false
       }
       self.inspector = inspector
+      let attachment = inspectionAttachment.wrappingAdd(1, ordering: .relaxed).newValue
       storage.setShortcutOffLocked(true)
       for core in cores { core.installInspection(inspector) }
       rebuildRoutingLocked()
@@ -55,7 +63,9 @@ extension Lane {
         guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
           return nil
         }
-        return .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source))
+        return InspectionContext.EffectCause(
+          lane: ObjectIdentifier(self), attachment: attachment,
+          cause: .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source)))
       }
       return true
     }
@@ -90,6 +100,11 @@ extension Lane {
     case .effect(let actionType): "on \(actionType)"
     default: "\(source)"
     }
+  }
+
+  /// The core `store` inspects, while it is on the lane and still inspected by it.
+  func inspectedCore(for store: InspectedStore) -> AnyStoreCore? {
+    lock.withLock { cores.first { $0.inspectedStore === store } }
   }
 
   /// The stores on the lane, as an inspector sees them, in lane order.

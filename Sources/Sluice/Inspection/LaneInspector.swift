@@ -60,17 +60,26 @@ package protocol LaneInspector: AnyObject, Sendable {
   /// Lane work that may change stores (a transaction) starts, asked for from `origin`.
   func workStarted(origin: DispatchOrigin)
   /// A store saw the current step's action (or a committed transaction): the states before and
-  /// after, whether it reduced it and whether it has a handler for it.
+  /// after, whether it reduced it, whether it has a handler for it, and the action it reduced
+  /// instead when its middleware replaced it.
   func storeStepped(
     _ store: InspectedStore, action: any Action, before: any Sendable, after: any Sendable,
-    reduced: Bool, handled: Bool)
+    reduced: Bool, handled: Bool, replacement: (any Action)?)
   /// A store's state was replaced outside an action (``Store/reset()``, an inspector's apply).
   func storeReplaced(_ store: InspectedStore, before: any Sendable, after: any Sendable)
   /// The lane finished an item (an action with everything its stores did, or lane work).
   func itemEnded()
 }
 
-/// What an effect carries while it runs on an inspected lane: the cause of what it dispatches.
+/// What an effect carries while it runs on an inspected lane: the cause of what it dispatches,
+/// for that lane and that inspector only (an effect may dispatch to another lane, or outlive
+/// the inspector that saw it start).
 enum InspectionContext {
-  @TaskLocal static var effectCause: DispatchCause?
+  struct EffectCause: Sendable {
+    let lane: ObjectIdentifier
+    let attachment: UInt64
+    let cause: DispatchCause
+  }
+
+  @TaskLocal static var effectCause: EffectCause?
 }

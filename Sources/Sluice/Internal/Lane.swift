@@ -118,6 +118,9 @@ final class Lane: @unchecked Sendable {
   /// Whether an inspector is attached: read by dispatching threads, which then queue their
   /// action with its origin.
   let isInspected = Atomic<Bool>(false)
+  /// How many inspectors were attached so far: an effect's cause counts only for the
+  /// attachment it started under.
+  let inspectionAttachment = Atomic<UInt64>(0)
 
   init(configuration: Configuration) {
     self.configuration = configuration

@@ -349,13 +349,15 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     ActionPayload.with(boxed: action) { apply(slot: slot, payload: $0) }
     let after = current
     for entry in middleware.reversed() { entry.middleware.after?(action, before, after) }
-    record(original, before: before, reduced: true)
+    record(original, before: before, reduced: true, replacement: action)
     if needsOld { pendingOld = before }
     return hasObservers
   }
 
   /// Hands a step to the recorders, if any (lane only).
-  func record(_ action: any Action, before: State, reduced: Bool) {
+  func record(
+    _ action: any Action, before: State, reduced: Bool, replacement: (any Action)? = nil
+  ) {
     guard !recorders.isEmpty else { return }
     let id = ObjectIdentifier(type(of: action))
     let handled = table.slot(for: id) != nil || table.hasCatchAll
@@ -364,9 +366,11 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       && lane.routeCores(for: type(of: action)).contains { core in
         core !== self && core.slot(for: id) != nil
       }
+    var reducedInstead: (any Action)?
+    if case .replaced = middlewareOutcome { reducedInstead = replacement }
     let step = StepRecord(
       action: action, before: before, after: current, reduced: reduced, handled: handled,
-      handledElsewhere: handledElsewhere)
+      handledElsewhere: handledElsewhere, replacement: reducedInstead)
     for recorder in recorders { recorder.body(step) }
   }
 
@@ -395,7 +399,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
         body: { step in
           inspector.storeStepped(
             store, action: step.action, before: step.before, after: step.after,
-            reduced: step.reduced, handled: step.handled)
+            reduced: step.reduced, handled: step.handled, replacement: step.replacement)
         }
       ))
     inspection = (store, id)
@@ -471,6 +475,8 @@ package struct StepRecord<State: Sendable>: Sendable {
   package let handled: Bool
   /// Whether the store does not handle the action and another store on the lane does.
   package let handledElsewhere: Bool
+  /// The action the store reduced instead, when its middleware replaced `action`.
+  package var replacement: (any Action)? = nil
 }
 
 /// What an `onAction` tap receives: the action and the state before it was reduced.

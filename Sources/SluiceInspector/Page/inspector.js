@@ -230,7 +230,6 @@
     live: new Map(), // key → state (the snapshot's, kept current with each record's changes)
     lastSeq: 0, // newest seq applied to `live`
     liveGap: false,
-    resumeBurst: null, // counting the records sent right after a resume
     selectedSeq: null,
     anchorSeq: null, // for shift-click ranges
     fork: null, // {seq, states: Map key → state, skipped: Set<number>}
@@ -823,15 +822,6 @@
 
   function onRecord(rec) {
     if (!rec || typeof rec.seq !== 'number' || rec.seq <= app.lastSeq) return;
-    if (app.resumeBurst) {
-      // On resume the server sends the records it held, at most its ring's capacity: a full
-      // burst means some were let go, and the live state, rebuilt from changes, may be stale.
-      app.resumeBurst.count++;
-      if (app.resumeBurst.count >= app.capacity && !app.liveGap) {
-        app.liveGap = true;
-        status('Some records were let go while paused; the live state shown may be stale. Reconnect to refresh it.', 'error');
-      }
-    }
     applyChanges(app.live, rec.changes);
     app.lastSeq = rec.seq;
     liveLog.add([rec]);
@@ -850,8 +840,7 @@
   }
 
   function onPaused(paused) {
-    clearTimeout(app.resumeBurst?.timer);
-    app.resumeBurst = paused ? null : { count: 0, timer: setTimeout(() => { app.resumeBurst = null; }, 1500) };
+    // On resume the server sends a new snapshot, which the page starts over from.
     setPaused(paused);
   }
 

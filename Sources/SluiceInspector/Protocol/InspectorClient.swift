@@ -72,6 +72,9 @@ actor InspectorClient {
       send(InspectorMessage.reply("paused", id: id, [("paused", .bool(true))]))
     case .resume:
       paused = false
+      // The page starts over from the new snapshot, and so does this client's fork.
+      skipped = []
+      jumpedTo = nil
       send(InspectorMessage.reply("paused", id: id, [("paused", .bool(false))]))
       let snapshot = recorder.snapshot()
       newest = max(newest, snapshot.records.last?.seq ?? 0)
@@ -96,12 +99,16 @@ actor InspectorClient {
       let seq = try command.optionalSeq("seq") ?? jumpedTo ?? snapshot.records.last?.seq ?? 0
       try check(seq, in: snapshot)
       let states = fork(at: seq, snapshot: snapshot)
-      var applied: [InspectorValue] = []
-      for info in snapshot.stores {
-        guard let state = states[info.id], await info.store.replaceState(with: state) else {
-          continue
-        }
-        applied.append(.string(info.id))
+      let replacements = snapshot.stores.compactMap { info in
+        states[info.id].map { (store: info.store, state: $0) }
+      }
+      let replaced = await InspectedStore.replaceStates(replacements)
+      let applied = snapshot.stores.filter { info in replaced.contains { $0 === info.store } }
+        .map { InspectorValue.string($0.id) }
+      guard applied.count == replacements.count else {
+        throw InspectorError(
+          .failed,
+          "applied to \(applied.count) of \(replacements.count) stores: the others are gone")
       }
       send(
         InspectorMessage.reply(

@@ -8,7 +8,9 @@ enum Fork {
   /// whose numbers are in `skipping`.
   ///
   /// A record that is a transaction or a replacement sets the states it recorded; an action is
-  /// reduced by the reducer of each store that reduced it live.
+  /// reduced by the reducer of each store that reduced it live (or the action its middleware
+  /// replaced it with). Middleware, observers and effects do not run: reducers are pure, so
+  /// the fork reaches the states the live stores reached.
   static func states(
     from base: [String: any Sendable], through records: some Sequence<InspectorRecord>,
     stores: [String: InspectedStore], skipping: Set<UInt64>
@@ -19,7 +21,7 @@ enum Fork {
       guard let action = record.action, record.kind == .action else { continue }
       for id in record.reducedBy {
         guard let store = stores[id], let state = states[id],
-          let reduced = store.reduce(state, action)
+          let reduced = store.reduce(state, record.replacements[id] ?? action)
         else { continue }
         states[id] = reduced
       }

@@ -38,6 +38,8 @@ struct InspectorRecord: Sendable {
   let action: (any Action)?
   /// The stores that reduced the action.
   let reducedBy: [String]
+  /// The action a store reduced instead, by store, where its middleware replaced the action.
+  let replacements: [String: any Action]
   /// The states after the step, for the stores a fork cannot replay it in (a transaction, a
   /// replacement).
   let statesAfter: [String: any Sendable]

@@ -68,6 +68,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     var reducedBy: [String] = []
     var changes: [InspectorRecord.StoreChange] = []
     var statesAfter: [String: any Sendable] = [:]
+    var replacements: [String: any Action] = [:]
   }
 
   init(encoder: ValueEncoder, capacity: Int) {
@@ -159,7 +160,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   func storeStepped(
     _ store: InspectedStore, action: any Action, before: any Sendable, after: any Sendable,
-    reduced: Bool, handled: Bool
+    reduced: Bool, handled: Bool, replacement: (any Action)?
   ) {
     let info = info(for: store, state: before)
     var pending = open ?? Pending(seq: takeSeq(), started: .now)
@@ -174,6 +175,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       record(after, before: before, of: info, in: &pending)
       pending.reducedBy.append(info.id)
       if pending.kind == .transaction { pending.statesAfter[info.id] = after }
+      if let replacement { pending.replacements[info.id] = replacement }
     }
     open = pending
   }
@@ -202,7 +204,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       stores: pending.stores, changes: pending.changes,
       durationMicros: Recorder.micros(ContinuousClock.now - pending.started), time: Date(),
       origin: pending.origin, action: pending.action, reducedBy: pending.reducedBy,
-      statesAfter: pending.statesAfter)
+      replacements: pending.replacements, statesAfter: pending.statesAfter)
     let states = encoded
     // The record the ring lets go, and the fork's base moved past it, are worked out here, on
     // the lane, before the lock: the stores' reducers do not run under it.
@@ -275,7 +277,9 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   /// The store's info, registering it with `state` as its state so far when it is new (lane
   /// only).
   private func info(for store: InspectedStore, state: any Sendable) -> InspectorStoreInfo {
-    if let info = known[store.id] { return info }
+    // By the inspected store's own identity, which the recorder keeps alive: a core's address
+    // may be reused by a store made after one went.
+    if let info = known[ObjectIdentifier(store)] { return info }
     let encodedState = encoder.encodeState(state, storeName: store.name)
     let info = lock.withLock {
       let info = InspectorStoreInfo(id: "s\(stores.count + 1)", name: store.name, store: store)
@@ -284,7 +288,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       latest[info.id] = encodedState
       return info
     }
-    known[store.id] = info
+    known[ObjectIdentifier(store)] = info
     encoded[info.id] = encodedState
     return info
   }

@@ -39,7 +39,8 @@ struct TestFileWriter: Sendable {
       + export.imports.map { "@testable import \($0)" }
     let header = """
       // swift-format-ignore-file
-      // Recorded by Sluice Inspector: records \(from) through \(through) of the lane "\(lane)".
+      // Recorded by Sluice Inspector: records \(from) through \(through) of the lane \
+      "\(TestFileWriter.commentSafe(lane))".
       // Each test starts a TestStore from a store's state before the range, sends the actions it
       // reduced, in order, and asserts the properties each one changed.
 
@@ -71,15 +72,23 @@ struct TestFileWriter: Sendable {
           "record \(record.seq) (\(record.type)) is a \(record.kind.rawValue), which a test "
             + "cannot send; choose a range after it")
       }
-      guard record.reducedBy.contains(info.id), let action = record.action else { continue }
-      if encoder.encodeAction(action).json.contains("‹redacted›") {
+      // The test store has no middleware: it is sent what the live store reduced.
+      guard record.reducedBy.contains(info.id),
+        let action = record.replacements[info.id] ?? record.action
+      else { continue }
+      var unlimited = encoder
+      unlimited.maxNodes = .max
+      unlimited.maxDepth = 64
+      if unlimited.encodeAction(action).json.contains("‹redacted›") {
         throw InspectorError(
           .failed, "record \(record.seq) (\(record.type)) holds redacted values; it is not exported"
         )
       }
       guard let after = info.store.reduce(state, action) else { continue }
       try checkNotRedacted(after, of: info, at: record.seq)
-      body += "  // #\(record.seq) \(record.type)\(TestFileWriter.origin(record))\n"
+      body +=
+        "  // #\(record.seq) "
+        + TestFileWriter.commentSafe("\(record.type)\(TestFileWriter.origin(record))") + "\n"
       let sent = try literal(action, what: "the action \(record.type)", indent: 2)
       let assignments = try changes(from: state, to: after, name: info.name)
       if assignments.isEmpty {
@@ -124,7 +133,11 @@ struct TestFileWriter: Sendable {
   private func checkNotRedacted(_ state: any Sendable, of info: InspectorStoreInfo, at seq: UInt64)
     throws(InspectorError)
   {
-    guard encoder.encodeState(state, storeName: info.name).json.contains("‹redacted›") else {
+    // Without the encoder's limits: a truncated value could hide a redacted one.
+    var unlimited = encoder
+    unlimited.maxNodes = .max
+    unlimited.maxDepth = 64
+    guard unlimited.encodeState(state, storeName: info.name).json.contains("‹redacted›") else {
       return
     }
     throw InspectorError(
@@ -140,6 +153,11 @@ struct TestFileWriter: Sendable {
     } catch {
       throw InspectorError(.failed, "\(what) cannot be written as Swift: \(error.what)")
     }
+  }
+
+  /// `text` on one line, for a `//` comment of the generated file.
+  private static func commentSafe(_ text: String) -> String {
+    String(text.map { $0.isNewline ? " " : $0 })
   }
 
   private static func origin(_ record: InspectorRecord) -> String {

@@ -81,6 +81,10 @@ struct ValueEncoder: Sendable {
         return .string(ValueEncoder.caseName(value))
       }
       let name = payload.label ?? ValueEncoder.caseName(value)
+      // The case's name is a key: `keys: ["token"]` redacts the payload of `case token(String)`.
+      if redaction.redacts(path: path, key: name) {
+        return .object([InspectorValue.Field(name, InspectorValue.redacted)])
+      }
       let inner = encode(
         payload.value, path: deeper(path, name), depth: depth + 1, context: &context)
       return .object([InspectorValue.Field(name, inner)])
