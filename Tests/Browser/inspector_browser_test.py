@@ -301,6 +301,27 @@ class InspectorTest:
             self.wait(lambda d: self.by_id("detail").get_attribute("data-seq") == str(steps[0]["seq"]),
                       f"clicking the chain link #{steps[0]['seq']} did not select it")
 
+    def check_why_observer(self):
+        # The Why tab lists the stores' observers; picking one with a path shows why it fired.
+        self.tab("detail")
+        self.tab("why")
+        observers = self.wait(lambda d: self.js(
+            "return [...document.querySelectorAll('#why-observers .why-observer')].map(a =>"
+            " ({store: a.dataset.store, path: a.dataset.path, text: a.textContent}))") or None,
+            "the Why tab lists no observer (#why-observers .why-observer)")
+        with_path = [o for o in observers if o["path"]]
+        assert with_path, f"no observer with a path among {observers}"
+        chosen = with_path[0]
+        link = self.driver.find_element(
+            By.CSS_SELECTOR, f'#why-observers .why-observer[data-path="{chosen["path"]}"]')
+        self.click(link)
+        steps = self.wait(lambda d: self.js(
+            "const r = document.getElementById('why-result');"
+            " return r.querySelector('.why-step') && document.getElementById('why-path').value === arguments[0]"
+            " ? [...r.querySelectorAll('.why-step')].map(s => Number(s.dataset.seq)) : null", chosen["path"]) or None,
+            f"picking the observer {chosen['text']!r} showed no step")
+        assert steps, f"picking {chosen['text']!r} showed no step"
+
     def check_jump(self):
         # An earlier record E that changed something, with later records that changed things too.
         changed = self.rows_with_changes(minimum=3)
@@ -433,6 +454,7 @@ def main():
         ("the log fills as actions are dispatched", test.check_log_fills),
         ("selecting an action shows its diff", test.check_diff),
         ("'why did this update' shows a chain", test.check_why),
+        ("'why' for an observer shows the steps that moved it", test.check_why_observer),
         ("jump shows the old state, the live state is unchanged", test.check_jump),
         ("export downloads a session file", test.check_export),
         ("import replays the exported session", test.check_import),

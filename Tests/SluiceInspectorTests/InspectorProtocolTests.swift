@@ -166,6 +166,49 @@ import Testing
     await inspector.stop()
   }
 
+  @Test func observersAreListedAndWhyFollowsWhatEachReads() async throws {
+    let store = Store(initialState: TodoState(), reducer: todoReducer)
+    let subscriptions = [
+      store.observe { _ in },
+      store.observe(\.items) { _ in },
+      store.observe(\.items) { _ in },
+      store.observe(\.filter) { _ in },
+      store.observe(\.openCount) { _ in },
+    ]
+    let inspector = try await Inspector.start(store.dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    store.dispatch(AddTodo(title: "a"))
+    store.dispatch(SetFilter(filter: .open))
+    store.dispatch(ToggleTodo(id: 1))
+    _ = try await client.first { (($0["record"] as? [String: Any])?["seq"] as? Int) == 3 }
+    client.send(["id": 1, "command": "observers"])
+    let reply = try await client.reply(to: 1)
+    let observers = try #require(
+      (reply["stores"] as? [[String: Any]])?.first?["observers"] as? [[String: Any]])
+    let kinds = observers.compactMap { $0["kind"] as? String }
+    #expect(kinds == ["wholeState", "keyPath", "keyPath", "keyPath"], "\(observers)")
+    let byKeyPath = Dictionary(
+      observers.compactMap { o in (o["keyPath"] as? String).map { ($0, o) } },
+      uniquingKeysWith: { a, _ in a })
+    #expect(byKeyPath["\\TodoState.items"]?["path"] as? String == "items")
+    #expect(byKeyPath["\\TodoState.items"]?["count"] as? Int == 2)
+    #expect(byKeyPath["\\TodoState.filter"]?["path"] as? String == "filter")
+    let computed = observers.first { ($0["keyPath"] as? String)?.contains("computed") == true }
+    #expect(computed != nil && computed?["path"] is NSNull)
+    #expect(observers.first?["kind"] as? String == "wholeState")
+    #expect(observers.first?["path"] as? String == "")
+
+    client.send(["id": 2, "command": "why", "store": "s1", "path": "items"])
+    let items = try #require(try await client.reply(to: 2)["steps"] as? [[String: Any]])
+    #expect(items.compactMap { $0["seq"] as? Int } == [3, 1])
+    client.send(["id": 3, "command": "why", "store": "s1", "path": ""])
+    let whole = try #require(try await client.reply(to: 3)["steps"] as? [[String: Any]])
+    #expect(whole.compactMap { $0["seq"] as? Int } == [3, 2, 1])
+    withExtendedLifetime(subscriptions) {}
+    await client.close()
+    await inspector.stop()
+  }
+
   @Test func jumpAndToggleRunInAForkAndOnlyApplyChangesTheLiveStore() async throws {
     let store = Store(initialState: TodoState(), reducer: todoReducer)
     let inspector = try await Inspector.start(store.dispatcher)

@@ -36,6 +36,22 @@ package class InspectedStore: @unchecked Sendable {
     preconditionFailure("internal inconsistency: InspectedStore.reduce is abstract")
   }
 
+  /// The store's observers, read on its lane (after what is queued there); empty when the
+  /// store is gone.
+  package func observers() async -> [InspectedObserver] {
+    let found = Guarded<[InspectedObserver]>([])
+    await lane.performAsync(.query) { [self] in
+      let observers = observersOnLane()
+      found.withLock { $0 = observers }
+    }
+    return found.withLock { $0 }
+  }
+
+  /// The store's observers (lane only).
+  func observersOnLane() -> [InspectedObserver] {
+    preconditionFailure("internal inconsistency: InspectedStore.observersOnLane is abstract")
+  }
+
   /// Replaces the states of several stores of one lane in one piece of lane work, so no action
   /// runs between two of the replacements; returns the stores replaced (a store that is gone,
   /// or a state of another type, is left out).
@@ -98,6 +114,10 @@ final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sen
     else { return nil }
     table.run(slot: slot, state: &working, action: action)
     return working
+  }
+
+  override func observersOnLane() -> [InspectedObserver] {
+    core?.inspectedObservers() ?? []
   }
 
   override func replaceOnLane(with state: any Sendable) -> Bool {

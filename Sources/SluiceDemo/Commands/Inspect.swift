@@ -54,6 +54,16 @@ struct Inspect: AsyncParsableCommand {
         step
           ? "Press Enter for each step; Ctrl-C stops." : "One step every \(pace) ms; Ctrl-C stops.",
         .dim))
+    // Observers, as an app's views would have: the page lists them and says why they fired.
+    let watching = [
+      app.todos.observe(\.items, from: .nextChange) { change in
+        terminal.fact("todos: \(change.new.count { !$0.isDone }) open")
+      },
+      app.settings.observe(\.theme, from: .nextChange) { change in
+        terminal.fact("theme: \(change.new)")
+      },
+    ]
+    defer { withExtendedLifetime(watching) {} }
     let script = InspectScript(app: app, terminal: terminal)
     var round = 1
     while rounds == 0 || round <= rounds {

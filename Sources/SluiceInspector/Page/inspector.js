@@ -37,6 +37,7 @@
 //                       .tval[data-path] leaf value (text = compact JSON); click fills "why".
 //                       Collapsed nodes render their children when opened.
 //   #why-store (select, value = store id as text), #why-path, #why-go, #why-result
+//   #why-observers       the stores' observers; .why-observer[data-store][data-path] asks why
 //     .why-step[data-seq]         one step; .chain-link[data-seq] each record in its chain
 //   #fork-label         "Fork — state after #N; the live app is unchanged"; data-seq = N
 //   #fork-state, #live-state   .store-state[data-store] each holding a .tree
@@ -779,6 +780,7 @@
       case 'states': return onStates(msg, takeRequest(msg));
       case 'detail': takeRequest(msg); return onDetail(msg);
       case 'why': takeRequest(msg); return onWhy(msg);
+      case 'observers': takeRequest(msg); return onObservers(msg);
       case 'export': takeRequest(msg); return onExport(msg);
       case 'test': takeRequest(msg); return onTest(msg);
       case 'paused': takeRequest(msg); return onPaused(!!msg.paused);
@@ -870,12 +872,16 @@
 
   const TABS = ['detail', 'why', 'travel', 'replay'];
   function showTab(name) {
+    const opening = $(`panel-${name}`)?.hidden ?? false;
     for (const t of TABS) {
       $(`tab-${t}`).setAttribute('aria-selected', String(t === name));
       $(`panel-${t}`).hidden = t !== name;
     }
     if (name === 'travel') renderTravel(false);
-    if (name === 'why') fillWhyPaths();
+    if (name === 'why') {
+      fillWhyPaths();
+      if (opening && capable('observers') && conn.ws?.readyState === WebSocket.OPEN) send('observers');
+    }
   }
 
   function setView(view) {
@@ -1017,6 +1023,35 @@
     try { parsePath(path); } catch (err) { status(`That path does not parse: ${err.message}`, 'error'); return; }
     $('why-result').replaceChildren(h('p', { class: 'muted', text: 'Asking…' }));
     send('why', { store: store.id, path });
+  }
+
+  /** The stores' observers: each one asks why it fired (the changes of what it reads). */
+  function onObservers(msg) {
+    const box = $('why-observers');
+    const rows = [];
+    for (const entry of Array.isArray(msg.stores) ? msg.stores : []) {
+      const store = app.stores.get(keyOf(entry.id));
+      if (!store) continue;
+      for (const o of Array.isArray(entry.observers) ? entry.observers : []) {
+        const path = typeof o.path === 'string' ? o.path : '';
+        const what = o.kind === 'keyPath' ? String(o.keyPath ?? '?')
+          : o.kind === 'wholeState' ? 'the whole state'
+          : o.kind === 'selector' ? 'a selector' : 'reactions';
+        const note = o.path === null || o.path === undefined
+          ? ' — reads computed values: every change of the store' : '';
+        const count = Number(o.count) > 1 ? ` ×${Number(o.count)}` : '';
+        rows.push(h('li', {},
+          h('a', {
+            class: 'why-observer', text: `${store.label}: ${what}${count}`,
+            data: { store: keyOf(entry.id), path },
+            attrs: { href: '#', title: 'Why did this observer fire?' },
+            on: { click: (e) => { e.preventDefault(); askWhy(store.id, path); } },
+          }),
+          h('span', { class: 'muted', text: note })));
+      }
+    }
+    box.replaceChildren(rows.length ? h('ul', { class: 'observer-list' }, ...rows)
+      : h('p', { class: 'muted', text: 'No store has an observer.' }));
   }
 
   function recordSummaryNode(seq) {

@@ -166,6 +166,18 @@ actor InspectorClient {
             ("store", .string(store)), ("path", .string(path.description)),
             ("steps", Why.steps(store: store, path: path, records: snapshot.records)),
           ]))
+    case .observers:
+      let snapshot = recorder.snapshot()
+      var stores: [InspectorValue] = []
+      for info in snapshot.stores {
+        let observers = await info.store.observers()
+        stores.append(
+          InspectorMessage.object([
+            ("id", .string(info.id)),
+            ("observers", .array(observers.map(InspectorMessage.observer))),
+          ]))
+      }
+      send(InspectorMessage.reply("observers", id: id, [("stores", .array(stores))]))
     case .export:
       let snapshot = recorder.snapshot()
       send(

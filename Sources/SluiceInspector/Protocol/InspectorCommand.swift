@@ -9,7 +9,7 @@ struct InspectorCommand {
   static let maxNesting = 32
 
   enum Name: String, Sendable {
-    case jump, toggle, apply, detail, why, export, exportTest, pause, resume, ping
+    case jump, toggle, apply, detail, why, observers, export, exportTest, pause, resume, ping
   }
 
   /// The id the reply repeats (a number or a string), when the client gave one.

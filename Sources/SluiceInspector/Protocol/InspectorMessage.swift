@@ -8,7 +8,7 @@ enum InspectorMessage {
   static let version = 1
   /// What the server can do, in `hello`.
   static let capabilities = [
-    "jump", "toggle", "apply", "detail", "why", "export", "exportTest", "pause",
+    "jump", "toggle", "apply", "detail", "why", "observers", "export", "exportTest", "pause",
   ]
 
   static func hello(lane: String, capacity: Int) -> String {
@@ -116,6 +116,17 @@ enum InspectorMessage {
     if let old = change.old { fields.append(("old", old)) }
     if let new = change.new { fields.append(("new", new)) }
     return object(fields)
+  }
+
+  /// `{"kind", "keyPath", "path", "count"}`: `path` is where "why" looks (`""`: the whole
+  /// state; `null`: the observer reads computed values, so any change may move it).
+  static func observer(_ observer: InspectedObserver) -> InspectorValue {
+    object([
+      ("kind", .string(observer.kind.rawValue)),
+      ("keyPath", observer.keyPath.map(InspectorValue.string) ?? .null),
+      ("path", observer.path.map(InspectorValue.string) ?? .null),
+      ("count", .number(Double(observer.count))),
+    ])
   }
 
   static func site(_ site: DispatchSite?) -> InspectorValue {

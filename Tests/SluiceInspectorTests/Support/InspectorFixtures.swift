@@ -6,6 +6,8 @@ struct TodoState: Equatable, Sendable {
   var nextID = 1
   var filter = Filter.all
   var secret = "hunter2"
+
+  var openCount: Int { items.count { !$0.done } }
 }
 
 struct Todo: Equatable, Sendable {
