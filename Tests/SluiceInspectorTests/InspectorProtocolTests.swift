@@ -209,6 +209,30 @@ import Testing
     await inspector.stop()
   }
 
+  @Test func aStoreMadeAfterTheSnapshotIsAnnouncedBeforeItsFirstRecord() async throws {
+    let dispatcher = Dispatcher()
+    let todos = Store(initialState: TodoState(), dispatcher: dispatcher, reducer: todoReducer)
+    let inspector = try await Inspector.start(dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    let counter = Store(
+      initialState: CounterState(count: 5), dispatcher: dispatcher, reducer: counterReducer)
+    counter.dispatch(Increment())
+    let announced = try await client.first { $0["type"] as? String == "store" }
+    let store = try #require(announced.message["store"] as? [String: Any])
+    #expect(store["id"] as? String == "s2")
+    #expect(store["name"] as? String == "CounterState")
+    #expect((store["state"] as? [String: Any])?["count"] as? Int == 5)
+    let record = try await client.first(from: announced.index) {
+      $0["type"] as? String == "record"
+    }
+    let changes = (record.message["record"] as? [String: Any])?["changes"] as? [[String: Any]]
+    #expect(changes?.first?["store"] as? String == "s2")
+    #expect(changes?.first?["new"] as? Int == 6)
+    withExtendedLifetime(todos) {}
+    await client.close()
+    await inspector.stop()
+  }
+
   @Test func jumpAndToggleRunInAForkAndOnlyApplyChangesTheLiveStore() async throws {
     let store = Store(initialState: TodoState(), reducer: todoReducer)
     let inspector = try await Inspector.start(store.dispatcher)

@@ -776,6 +776,7 @@
       case 'hello': return onHello(msg);
       case 'snapshot': return onSnapshot(msg);
       case 'record': return onRecord(msg.record);
+      case 'store': return onStore(msg.store);
       case 'summary': return setSummary(isObj(msg.summary) ? msg.summary : msg);
       case 'states': return onStates(msg, takeRequest(msg));
       case 'detail': takeRequest(msg); return onDetail(msg);
@@ -820,6 +821,18 @@
     renderFork();
     scheduleLive();
     clearDetail();
+  }
+
+  /** A store the inspector met after the snapshot: its state before its first record. */
+  function onStore(store) {
+    if (!isObj(store) || store.id === undefined || store.id === null) return;
+    const list = [...app.stores.values()].filter((s) => keyOf(s.id) !== keyOf(store.id))
+      .map((s) => ({ id: s.id, name: s.name }));
+    list.push({ id: store.id, name: store.name });
+    setStores(list, app.stores);
+    app.live.set(keyOf(store.id), store.state);
+    fillWhyStores();
+    scheduleLive();
   }
 
   function onRecord(rec) {

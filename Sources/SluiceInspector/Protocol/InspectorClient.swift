@@ -45,6 +45,22 @@ actor InspectorClient {
       newest = record.seq
       send(InspectorMessage.record(record))
     case .summary(let summary): send(InspectorMessage.summaryMessage(summary))
+    case .store(let info, let state):
+      send(
+        InspectorMessage.object([
+          ("type", .string("store")),
+          (
+            "store",
+            InspectorMessage.object([
+              ("id", .string(info.id)), ("name", .string(info.name)), ("state", state),
+            ])
+          ),
+        ]).json)
+    case .resync:
+      // Records were let go on the way here: the client starts over from what is kept now.
+      let snapshot = recorder.snapshot()
+      newest = max(newest, snapshot.records.last?.seq ?? 0)
+      send(InspectorMessage.snapshot(snapshot, encoder: encoder))
     }
   }
 

@@ -7,6 +7,10 @@ enum RecorderEvent: Sendable {
   case record(InspectorRecord)
   /// The ring let records go.
   case summary(InspectorSummary)
+  /// A store the recorder had not seen: its state before its first step.
+  case store(InspectorStoreInfo, InspectorValue)
+  /// The follower fell behind and events were let go: it must start over from a snapshot.
+  case resync
 }
 
 /// Everything the recorder holds at one moment, taken under its lock in one piece.
@@ -234,14 +238,22 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       return (summary, Array(followers.values), moved)
     }
     for continuation in targets {
-      continuation.yield(.record(record))
-      if let summaryNow { continuation.yield(.summary(summaryNow)) }
+      Recorder.yield(.record(record), to: continuation)
+      if let summaryNow { Recorder.yield(.summary(summaryNow), to: continuation) }
     }
     // Released here, outside the lock: a value's deinit may call into the store.
     _ = (evicted, replacedBase)
   }
 
   // MARK: - Helpers
+
+  /// Yields `event`; when the follower's buffer let an older event go, yields a resync after
+  /// it (the newest events are the ones kept, so a resync always follows the last loss).
+  private static func yield(
+    _ event: RecorderEvent, to continuation: AsyncStream<RecorderEvent>.Continuation
+  ) {
+    if case .dropped = continuation.yield(event) { continuation.yield(.resync) }
+  }
 
   private func takeSeq() -> UInt64 {
     defer { nextSeq &+= 1 }
@@ -281,12 +293,15 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     // may be reused by a store made after one went.
     if let info = known[ObjectIdentifier(store)] { return info }
     let encodedState = encoder.encodeState(state, storeName: store.name)
-    let info = lock.withLock {
+    let (info, targets) = lock.withLock {
       let info = InspectorStoreInfo(id: "s\(stores.count + 1)", name: store.name, store: store)
       stores.append(info)
       base[info.id] = state
       latest[info.id] = encodedState
-      return info
+      return (info, Array(followers.values))
+    }
+    for continuation in targets {
+      Recorder.yield(.store(info, encodedState), to: continuation)
     }
     known[ObjectIdentifier(store)] = info
     encoded[info.id] = encodedState
