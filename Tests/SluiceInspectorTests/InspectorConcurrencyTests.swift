@@ -33,12 +33,12 @@ import Testing
         for mode in [DispatchMode.sync, .async] {
           group.addTask {
             await InspectorConcurrencyTests.onThread {
-              // Paced (about 10,000 dispatches a second per thread), so that the tests running
-              // beside this one on two cores are not starved.
+              // Paced (at most 2,000 dispatches a second per thread), so that the tests
+              // running beside this one on two cores are not starved.
               while running.value {
                 for _ in 0..<10 { dispatcher.dispatch(Increment(), mode: mode) }
                 dispatched.add(10)
-                usleep(1_000)
+                usleep(5_000)
               }
             }
           }

@@ -66,7 +66,11 @@ import Testing
         return text.contains("apply") ? text.replacingOccurrences(of: "apply", with: "applz") : text
       case 3: return Self.wrong.randomElement(using: &self) ?? "{}"
       case 4:
-        // Oversized: past the 64 KiB a command may have.
+        // Oversized: past the 64 KiB a command may have (one in twelve of these, about a
+        // hundred in all: each crosses the socket whole, which the debug build makes slow).
+        guard Int.random(in: 0..<12, using: &self) == 0 else {
+          return Self.wrong.randomElement(using: &self) ?? "{}"
+        }
         let padding = String(
           repeating: "a", count: 64 * 1024 + Int.random(in: 1..<4096, using: &self))
         return #"{"command":"ping","pad":""# + padding + #""}"#
@@ -79,7 +83,7 @@ import Testing
         return Self.valid.filter { !$0.contains("apply") }.randomElement(using: &self) ?? "{}"
       default:
         // Huge numbers and long strings in arguments.
-        let long = String(repeating: "é", count: Int.random(in: 0..<20_000, using: &self))
+        let long = String(repeating: "é", count: Int.random(in: 0..<6_000, using: &self))
         return #"{"id":""# + long + #"","command":"why","store":"s1","path":""# + long + #""}"#
       }
     }
@@ -105,7 +109,7 @@ import Testing
       let pong = try await client.first(from: start, timeout: .seconds(60)) {
         $0["type"] as? String == "pong" && ($0["id"] as? NSNumber)?.intValue == marker
       }
-      let replies = client.messages[start..<pong.index].filter {
+      let replies = client.messages(in: start..<pong.index).filter {
         InspectorConnection.parse($0)?["type"] as? String != "record"
       }
       #expect(
