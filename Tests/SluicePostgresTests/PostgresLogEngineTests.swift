@@ -112,7 +112,7 @@ struct PostgresLogEngineTests {
     let appended = clock.now
     _ = try await writer.append([Self.record("w", 1)])
     let woken = try await waiter.value
-    #expect(appended.duration(to: woken) < .seconds(1))
+    #expect(appended.duration(to: woken) < .seconds(10))
     #expect(try await reader.head() == 1)
     // Entries already there: no wait at all.
     let immediate = try await clock.measure {

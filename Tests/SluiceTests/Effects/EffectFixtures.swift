@@ -164,7 +164,7 @@ func effYield(_ times: Int = 200) async {
 /// instead of a stuck test run.
 @discardableResult
 func effCompletes(
-  within timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+  within timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
   _ work: @escaping @Sendable () async -> Void
 ) async -> Bool {
   let done = Recorder<Bool>()
