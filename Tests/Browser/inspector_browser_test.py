@@ -22,7 +22,8 @@ import traceback
 import urllib.parse
 
 from selenium import webdriver
-from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException, WebDriverException
+from selenium.common.exceptions import (ElementClickInterceptedException, StaleElementReferenceException,
+                                        TimeoutException, WebDriverException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -176,15 +177,21 @@ class InspectorTest:
     def by_id(self, element_id):
         return self.driver.find_element(By.ID, element_id)
 
-    def click(self, element):
-        # Rows move while the log fills (and old ones are dropped), so a click can land on a
-        # neighbour for a moment: scroll the element to the middle and retry a few times.
+    def click(self, locate):
+        """Clicks the element `locate()` finds, finding it afresh on each attempt.
+
+        Rows move while the log fills (and old ones are dropped), and lists such as the
+        observers are rendered again when the server's reply arrives, so a click can land on a
+        neighbour for a moment, or the element found can be replaced before the click: scroll
+        it to the middle, and on either failure find it again and retry a few times.
+        """
         for attempt in range(5):
-            self.js("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
             try:
+                element = locate()
+                self.js("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", element)
                 element.click()
                 return
-            except ElementClickInterceptedException:
+            except (ElementClickInterceptedException, StaleElementReferenceException):
                 if attempt == 4:
                     raise
                 time.sleep(0.2)
@@ -196,7 +203,7 @@ class InspectorTest:
         return self.js(JS_ROWS) or []
 
     def tab(self, name):
-        self.click(self.by_id(f"tab-{name}"))
+        self.click(lambda: self.by_id(f"tab-{name}"))
 
     def open_page(self, url):
         self.driver.get(url)
@@ -214,7 +221,7 @@ class InspectorTest:
 
     def select(self, seq):
         """Clicks the record's row and waits for its detail; returns its diff lines."""
-        self.click(self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"))
+        self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"))
         return self.wait(lambda d: self.js(JS_DIFF, seq),
                          f"selecting #{seq} did not show its detail (#detail[data-seq] never became {seq})")
 
@@ -281,7 +288,7 @@ class InspectorTest:
         field = self.by_id("why-path")
         field.clear()
         field.send_keys(line["path"])
-        self.click(self.by_id("why-go"))
+        self.click(lambda: self.by_id("why-go"))
         steps = self.wait(lambda d: self.js(
             "return [...document.querySelectorAll('#why-result .why-step')].map(s => ({seq: Number(s.dataset.seq),"
             " links: [...s.querySelectorAll('.chain-link')].map(a => Number(a.dataset.seq)),"
@@ -295,9 +302,9 @@ class InspectorTest:
             assert step["links"] and step["links"][0] == step["seq"], f"step #{step['seq']} shows no chain starting at itself: {step['links']}"
             assert step["diff"] and " → " in step["diff"][0], f"step #{step['seq']} shows no change: {step['diff']}"
         # Following a chain link selects that record.
-        link = self.driver.find_element(By.CSS_SELECTOR, f'#why-result .why-step[data-seq="{steps[0]["seq"]}"] .chain-link')
+        link = f'#why-result .why-step[data-seq="{steps[0]["seq"]}"] .chain-link'
         if steps[0]["seq"] in kept:
-            self.click(link)
+            self.click(lambda: self.driver.find_element(By.CSS_SELECTOR, link))
             self.wait(lambda d: self.by_id("detail").get_attribute("data-seq") == str(steps[0]["seq"]),
                       f"clicking the chain link #{steps[0]['seq']} did not select it")
 
@@ -312,9 +319,12 @@ class InspectorTest:
         with_path = [o for o in observers if o["path"]]
         assert with_path, f"no observer with a path among {observers}"
         chosen = with_path[0]
-        link = self.driver.find_element(
-            By.CSS_SELECTOR, f'#why-observers .why-observer[data-path="{chosen["path"]}"]')
-        self.click(link)
+        # The list is rendered again when the server's reply to the tab's request arrives.
+        # A path can hold quotes (["key"]), so the link is found by its data, not by a selector.
+        self.click(lambda: self.js(
+            "return [...document.querySelectorAll('#why-observers .why-observer')]"
+            ".find(a => a.dataset.store === arguments[0] && a.dataset.path === arguments[1])",
+            chosen["store"], chosen["path"]))
         steps = self.wait(lambda d: self.js(
             "const r = document.getElementById('why-result');"
             " return r.querySelector('.why-step') && document.getElementById('why-path').value === arguments[0]"
@@ -332,7 +342,7 @@ class InspectorTest:
         assert chosen, f"#{seq} has no change with a new value"
         newest_before = max(r["seq"] for r in self.rows())
 
-        self.click(self.row(seq).find_element(By.CSS_SELECTOR, ".jump-btn"))
+        self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".jump-btn"))
         label = self.wait(lambda d: (lambda el: el.text if el.get_attribute("data-seq") == str(seq) else None)(self.by_id("fork-label")),
                           f"pressing Jump on #{seq} did not show the fork (#fork-label data-seq)")
         assert f"#{seq}" in label and "live app is unchanged" in label, f"unexpected fork label: {label!r}"
@@ -361,7 +371,7 @@ class InspectorTest:
     def check_export(self):
         for name in os.listdir(self.downloads):
             os.remove(os.path.join(self.downloads, name))
-        self.click(self.by_id("export"))
+        self.click(lambda: self.by_id("export"))
         target = os.path.join(self.downloads, "sluice-session.json")
         self.wait(lambda d: os.path.exists(target) and not any(n.endswith(".crdownload") for n in os.listdir(self.downloads)),
                   f"no sluice-session.json was downloaded (downloads dir holds {os.listdir(self.downloads)})")
@@ -381,18 +391,18 @@ class InspectorTest:
                   "importing the session did not show its replay at step 0 (#replay-pos data-step)")
         count = self.js("return Number(document.getElementById('import-log').dataset.count)")
         assert count == records, f"the imported log holds {count} records, the file {records}"
-        self.click(self.by_id("replay-next"))
+        self.click(lambda: self.by_id("replay-next"))
         self.wait(lambda d: self.by_id("replay-pos").get_attribute("data-step") == "1", "Forward did not step to 1")
-        self.click(self.by_id("replay-prev"))
+        self.click(lambda: self.by_id("replay-prev"))
         self.wait(lambda d: self.by_id("replay-pos").get_attribute("data-step") == "0", "Back did not step to 0")
-        self.click(self.by_id("view-live"))
+        self.click(lambda: self.by_id("view-live"))
 
     def check_pause(self):
         button = self.by_id("pause")
         assert button.text == "Pause", f"#pause says {button.text!r}"
-        self.click(button)
+        self.click(lambda: self.by_id("pause"))
         self.wait(lambda d: self.by_id("pause").text == "Resume", "after Pause, the button never said Resume")
-        self.click(self.by_id("pause"))
+        self.click(lambda: self.by_id("pause"))
         self.wait(lambda d: self.by_id("pause").text == "Pause", "after Resume, the button never said Pause")
 
     def check_wrong_token(self):
