@@ -6,24 +6,27 @@ import Testing
 @testable import SluiceDemo
 
 /// The inspector's "record → test" on a session of the demo's app: the file it writes is
-/// `Recorded1Through6Tests.swift` beside this one, which this target compiles and runs.
+/// `Recorded1Through10Tests.swift` beside this one, which this target compiles and runs.
 @Suite struct InspectRecordedTestTests {
   static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Recorded1Through6Tests.swift")
+    .appendingPathComponent("Recorded1Through10Tests.swift")
 
   @Test func aRecordedRangeOfTheDemoIsTheTestBesideThisOne() async throws {
-    let app = TodoApp(storage: .inMemory(), signInSteps: 1, signInPause: .milliseconds(1))
+    let app = TodoApp(storage: .inMemory(), signInSteps: 2, signInPause: .milliseconds(1))
     let inspector = try await Inspector.start(
-      app.dispatcher, configuration: .init(testExport: InspectScript.testExport))
+      app.dispatcher, configuration: .init(testExport: InspectScript.testExport(signInSteps: 2)))
     app.todos.dispatch(AddTodo(title: "Buy milk"))
     app.todos.dispatch(AddTodo(title: "Walk the dog"))
     app.settings.dispatch(ChangeTheme(theme: .dark))
     app.todos.dispatch(CompleteTodo(id: 1))
     app.settings.dispatch(TourFinished(at: Date(timeIntervalSinceReferenceDate: 812_000_000)))
     app.todos.dispatch(ClearCompleted())
-    let file = try inspector.testFile(from: 1, through: 6)
+    // The sign-in effect dispatches #8 and #9, then #10 (SignedIn): the test receives them.
+    app.session.dispatch(SignIn(name: "Ada"))
+    await app.session.settle()
+    let file = try inspector.testFile(from: 1, through: 10)
     await inspector.stop()
-    #expect(file.name == "Recorded1Through6Tests.swift")
+    #expect(file.name == "Recorded1Through10Tests.swift")
     if ProcessInfo.processInfo.environment["SLUICE_RECORD_GOLDEN"] == "1" {
       try file.source.write(to: Self.golden, atomically: true, encoding: .utf8)
     }

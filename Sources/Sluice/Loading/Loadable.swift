@@ -36,8 +36,9 @@ public struct Loadable<Value: Sendable>: Sendable {
 
   /// Where the load is.
   public private(set) var status: Status
-  /// The value kept from an earlier load while reloading or after a failure.
-  private var kept: Value?
+  /// The value kept from an earlier load while reloading or after a failure (internal for
+  /// `LoadableReflecting`).
+  var kept: Value?
   /// When the current (or last) load started.
   public private(set) var startedAt: Date?
   /// When the last load finished, with a value or an error.

@@ -37,12 +37,14 @@ struct Inspect: AsyncParsableCommand {
   func run() async throws {
     let terminal = Terminal()
     let stepPause = Duration.milliseconds(max(pace / 4, 1))
-    let app = TodoApp(storage: .inMemory(), signInSteps: 4, signInPause: stepPause)
+    let signInSteps = 4
+    let app = TodoApp(storage: .inMemory(), signInSteps: signInSteps, signInPause: stepPause)
     let inspector: Inspector
     do {
       inspector = try await Inspector.start(
         app.dispatcher,
-        configuration: .init(port: port, testExport: InspectScript.testExport))
+        configuration: .init(
+          port: port, testExport: InspectScript.testExport(signInSteps: signInSteps)))
     } catch {
       StandardError.line("Error: the inspector could not start: \(error.message)")
       throw ExitCode.failure
@@ -84,13 +86,17 @@ struct Inspect: AsyncParsableCommand {
 
 /// What `inspect` does, round after round: each element is one step a user would take.
 struct InspectScript: Sendable {
-  /// How the inspector writes a recorded range of this app as a test.
-  static let testExport = TestExport(
-    imports: ["SluiceDemo"],
-    reducers: [
-      "TodoList": "TodoList.reducer", "Settings": "Settings.reducer",
-      "Session": "Session.reducer",
-    ])
+  /// How the inspector writes a recorded range of an app signing in in `signInSteps` steps as
+  /// a test: the test runs the sign-in effect too, without its pauses.
+  static func testExport(signInSteps: Int) -> TestExport {
+    TestExport(
+      imports: ["SluiceDemo"],
+      reducers: [
+        "TodoList": "TodoList.reducer", "Settings": "Settings.reducer",
+        "Session": "Session.reducer",
+      ],
+      effects: ["Session": "Session.effects(steps: \(signInSteps), pause: .zero)"])
+  }
 
   let app: TodoApp
   let terminal: Terminal

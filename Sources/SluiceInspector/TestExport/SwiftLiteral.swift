@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// Swift source that rebuilds a value: `TodoState(items: [Todo(id: 1, title: "Milk")])`.
 ///
@@ -9,6 +10,12 @@ import Foundation
 enum SwiftLiteral {
   struct Unwritable: Error {
     let what: String
+  }
+
+  /// A value written with its type where Swift cannot infer it (an enum case passed as
+  /// `any Error`): `Oops.late` rather than `.late`.
+  private struct Explicit {
+    let value: Any
   }
 
   /// The source of `value`, on one line when it fits in `width` columns after `indent`
@@ -26,27 +33,43 @@ enum SwiftLiteral {
   private static func wrapped(_ value: Any, indent: Int, width: Int) throws(Unwritable)
     -> String
   {
-    let mirror = Mirror(reflecting: value)
+    if let explicit = value as? Explicit {
+      return try explicitType(of: explicit.value)
+        + wrapped(explicit.value, indent: indent, width: width)
+    }
     let inner = String(repeating: " ", count: indent + 2)
     let closing = String(repeating: " ", count: indent)
-    func parts(_ mirror: Mirror) throws(Unwritable) -> [String] {
+    func parts(_ children: some Sequence<Mirror.Child>) throws(Unwritable) -> [String] {
       var parts: [String] = []
-      for child in mirror.children {
+      for child in children {
         let label = child.label.flatMap { $0.hasPrefix(".") ? nil : "\($0): " } ?? ""
-        let text = try source(of: child.value, indent: indent + 2 + label.count, width: width)
+        // On the argument's line when it fits after its label, else wrapped below it.
+        let line = try write(child.value, depth: 0)
+        let text =
+          inner.count + label.count + line.count + 1 <= width
+          ? line : try wrapped(child.value, indent: indent + 2, width: width)
         parts.append(inner + label + text)
       }
       return parts
     }
+    if let loadable = value as? any LoadableReflecting {
+      let call = try loadableCall(loadable)
+      guard let arguments = call.arguments else { return call.head }
+      guard !arguments.isEmpty else { return call.head + "()" }
+      return call.head + "(\n" + (try parts(arguments)).joined(separator: ",\n") + "\n" + closing
+        + ")"
+    }
+    let mirror = Mirror(reflecting: value)
     switch mirror.displayStyle {
     case .collection, .set:
       guard !mirror.children.isEmpty else { return "[]" }
-      return "[\n" + (try parts(mirror)).map { $0 + "," }.joined(separator: "\n") + "\n" + closing
-        + "]"
+      let elements = try parts(mirror.children).map { $0 + "," }
+      return "[\n" + elements.joined(separator: "\n") + "\n" + closing + "]"
     case .struct, .class:
       guard !mirror.children.isEmpty else { return try write(value, depth: 0) }
-      return try typeName(of: value) + "(\n" + parts(mirror).joined(separator: ",\n") + "\n"
-        + closing + ")"
+      let arguments = try parts(mirror.children)
+      return try typeName(of: value) + "(\n" + arguments.joined(separator: ",\n") + "\n" + closing
+        + ")"
     default:
       return try write(value, depth: 0)
     }
@@ -76,6 +99,19 @@ enum SwiftLiteral {
     case let uuid as UUID: return "UUID(uuidString: \(quoted(uuid.uuidString)))!"
     case let url as URL: return "URL(string: \(quoted(url.absoluteString)))!"
     default: break
+    }
+    if let explicit = value as? Explicit {
+      return try explicitType(of: explicit.value) + write(explicit.value, depth: depth + 1)
+    }
+    if let loadable = value as? any LoadableReflecting {
+      let call = try loadableCall(loadable)
+      guard let arguments = call.arguments else { return call.head }
+      var parts: [String] = []
+      for argument in arguments {
+        let text = try write(argument.value, depth: depth + 1)
+        parts.append(argument.label.map { "\($0): \(text)" } ?? text)
+      }
+      return call.head + "(" + parts.joined(separator: ", ") + ")"
     }
     let mirror = Mirror(reflecting: value)
     switch mirror.displayStyle {
@@ -112,6 +148,45 @@ enum SwiftLiteral {
     default:
       throw Unwritable(what: "a value of type \(String(reflecting: type(of: value)))")
     }
+  }
+
+  /// A `Loadable` as a call of its public constructors, `Loadable<Int>.loaded(3)`: its
+  /// properties are private, and its timestamps take no part in its equality, so they are left
+  /// out. `arguments` is `nil` for a constructor without parentheses (`.idle`).
+  private static func loadableCall(_ loadable: any LoadableReflecting)
+    throws(Unwritable) -> (head: String, arguments: [Mirror.Child]?)
+  {
+    // Of the loadable itself: `value` may be an optional that holds it.
+    let type = try typeName(of: loadable)
+    guard !loadable.hasMetadata else {
+      throw Unwritable(what: "a \(type) with metadata, which a test cannot rebuild")
+    }
+    switch loadable.reflectedStatus {
+    case .idle:
+      return ("\(type).idle", nil)
+    case .loading:
+      return ("\(type).loading", loadable.reflectedKept.map { [("keeping", $0)] } ?? [])
+    case .loaded(let loaded):
+      return ("\(type).loaded", [(nil, loaded)])
+    case .failed(let error):
+      guard (error.underlying as Any) is any Equatable else {
+        throw Unwritable(
+          what:
+            "a \(type) that failed with \(String(reflecting: Swift.type(of: error.underlying))), "
+            + "which is not Equatable: a test's failure would never equal it")
+      }
+      return (
+        "\(type).failed",
+        [(nil, Explicit(value: error.underlying))]
+          + (loadable.reflectedKept.map { [("fallback", $0)] } ?? [])
+      )
+    }
+  }
+
+  /// The type an enum case needs in front of it where Swift has no type to infer; nothing for
+  /// other values, which name their type.
+  private static func explicitType(of value: Any) throws(Unwritable) -> String {
+    Mirror(reflecting: value).displayStyle == .enum ? try typeName(of: value) : ""
   }
 
   private static func arguments(_ mirror: Mirror, depth: Int) throws(Unwritable) -> String {

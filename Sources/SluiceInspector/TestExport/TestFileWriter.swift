@@ -32,7 +32,15 @@ struct TestFileWriter: Sendable {
     }
     var tests: [String] = []
     for info in touched {
-      tests.append(try test(for: info, range: range, start: &states, from: from, through: through))
+      tests.append(
+        try test(
+          for: info, range: range, start: &states,
+          span: Span(
+            from: from, through: through,
+            later: snapshot.records.filter { $0.seq > through },
+            skipped: snapshot.records.filter {
+              $0.seq >= from && $0.seq <= through && skipping.contains($0.seq)
+            })))
     }
     let imports =
       ["Foundation", "Sluice", "SluiceTesting", "Testing"].map { "import \($0)" }
@@ -42,29 +50,45 @@ struct TestFileWriter: Sendable {
       // Recorded by Sluice Inspector: records \(from) through \(through) of the lane \
       "\(TestFileWriter.commentSafe(lane))".
       // Each test starts a TestStore from a store's state before the range, sends the actions it
-      // reduced, in order, and asserts the properties each one changed.
+      // reduced, in order (receiving those its effects dispatched, where the test runs them), and
+      // asserts the properties each one changed.
 
       """
     let source = header + imports.joined(separator: "\n") + "\n\n" + tests.joined(separator: "\n")
     return ("Recorded\(from)Through\(through)Tests.swift", source)
   }
 
+  /// The range a file replays, and what the recorder holds around it.
+  private struct Span {
+    let from: UInt64
+    let through: UInt64
+    /// The records kept after `through`.
+    let later: [InspectorRecord]
+    /// The records of the range the fork leaves out.
+    let skipped: [InspectorRecord]
+  }
+
   private func test(
     for info: InspectorStoreInfo, range: [InspectorRecord],
     start states: inout [String: any Sendable],
-    from: UInt64, through: UInt64
+    span: Span
   ) throws(InspectorError) -> String {
     guard var state = states[info.id] else {
-      throw InspectorError(.failed, "the state of \(info.name) before record \(from) is not known")
+      throw InspectorError(
+        .failed, "the state of \(info.name) before record \(span.from) is not known")
     }
-    try checkNotRedacted(state, of: info, at: from)
+    try checkNotRedacted(state, of: info, at: span.from)
     let reducer = export.reducers[info.name] ?? "<#Reducer<\(info.name)>#>"
+    let effects = export.effects[info.name]
     var body = """
         let store = TestStore(
           initialState: \(try literal(state, what: "the state of \(info.name)", indent: 4)),
-          reducer: \(reducer))
+          reducer: \(reducer)\(effects.map { ",\n    effects: \($0)" } ?? ""))
 
       """
+    // The records this test sends or receives: with effects, what their effects dispatched is
+    // received, not sent.
+    var written: Set<UInt64> = []
     for record in range {
       if record.statesAfter[info.id] != nil {
         throw InspectorError(
@@ -72,10 +96,21 @@ struct TestFileWriter: Sendable {
           "record \(record.seq) (\(record.type)) is a \(record.kind.rawValue), which a test "
             + "cannot send; choose a range after it")
       }
+      // What an effect of an action this test sent dispatched, the test store's effects
+      // dispatch too: it receives every one, also those its reducer does not handle.
+      let received =
+        effects != nil && TestFileWriter.effectParent(of: record).map(written.contains) == true
       // The test store has no middleware: it is sent what the live store reduced.
-      guard record.reducedBy.contains(info.id),
-        let action = record.replacements[info.id] ?? record.action
+      guard received || record.reducedBy.contains(info.id),
+        let action = received ? record.action : record.replacements[info.id] ?? record.action
       else { continue }
+      if received, record.replacements[info.id] != nil {
+        throw InspectorError(
+          .failed,
+          "record \(record.seq) (\(record.type)), dispatched by an effect, was replaced by "
+            + "\(info.name)'s middleware, which a test store does not run; choose a range "
+            + "without it, or leave out \(info.name)'s effects")
+      }
       var unlimited = encoder
       unlimited.maxNodes = .max
       unlimited.maxDepth = 64
@@ -84,25 +119,83 @@ struct TestFileWriter: Sendable {
           .failed, "record \(record.seq) (\(record.type)) holds redacted values; it is not exported"
         )
       }
-      guard let after = info.store.reduce(state, action) else { continue }
+      guard let after = info.store.reduce(state, action) ?? (received ? state : nil) else {
+        continue
+      }
       try checkNotRedacted(after, of: info, at: record.seq)
       body +=
         "  // #\(record.seq) "
         + TestFileWriter.commentSafe("\(record.type)\(TestFileWriter.origin(record))") + "\n"
-      let sent = try literal(action, what: "the action \(record.type)", indent: 2)
+      let call: String
+      if received {
+        // By value when the action can be compared, else by type.
+        let expected =
+          (action as Any) is any Equatable
+          ? try literal(action, what: "the action \(record.type)", indent: 2)
+          : try typeName(of: action, what: record.type) + ".self"
+        call = "await store.receive(\(expected))"
+      } else {
+        call =
+          "await store.send(\(try literal(action, what: "the action \(record.type)", indent: 2)))"
+      }
       let assignments = try changes(from: state, to: after, name: info.name)
       if assignments.isEmpty {
-        body += "  await store.send(\(sent))\n"
+        body += "  \(call)\n"
       } else {
-        body += "  await store.send(\(sent)) {\n"
+        body += "  \(call) {\n"
         for assignment in assignments { body += "    \(assignment)\n" }
         body += "  }\n"
       }
+      written.insert(record.seq)
       state = after
     }
+    if effects != nil, !written.isEmpty {
+      body += try ending(of: info, written: written, span: span)
+    }
     states[info.id] = state
-    let name = TestFileWriter.functionName(info.name, from: from, through: through)
+    let name = TestFileWriter.functionName(info.name, from: span.from, through: span.through)
     return "@Test func \(name)() async {\n" + body + "}\n"
+  }
+
+  /// How a test that runs its store's effects ends: it waits for them to end and fails for
+  /// what they dispatch unasserted, unless the recording shows them going on after the range.
+  private func ending(of info: InspectorStoreInfo, written: Set<UInt64>, span: Span)
+    throws(InspectorError) -> String
+  {
+    // The test's effects dispatch what the fork leaves out all the same.
+    if let left = span.skipped.first(where: { record in
+      TestFileWriter.effectParent(of: record).map(written.contains) == true
+    }) {
+      throw InspectorError(
+        .failed,
+        "record \(left.seq) (\(left.type)) is left out, but an effect of the range dispatched "
+          + "it, which \(info.name)'s effects in a test would do too; turn it back on, or leave "
+          + "out \(info.name)'s effects")
+    }
+    let goesOn = span.later.contains { record in
+      TestFileWriter.effectParent(of: record).map(written.contains) == true
+    }
+    guard goesOn else { return "  await store.finish()\n" }
+    return """
+        // The range ends while effects it started go on: what they do next is not part of this
+        // test.
+        store.exhaustivity = .off
+
+      """
+  }
+
+  /// The record whose effect dispatched `record`, if an effect did.
+  private static func effectParent(of record: InspectorRecord) -> UInt64? {
+    guard case .effect(let parent, _)? = record.origin?.cause else { return nil }
+    return parent
+  }
+
+  private func typeName(of value: Any, what: String) throws(InspectorError) -> String {
+    do {
+      return try SwiftLiteral.typeName(of: value)
+    } catch {
+      throw InspectorError(.failed, "the action \(what) cannot be written as Swift: \(error.what)")
+    }
   }
 
   /// `$0.items = [...]` for each property that differs; `$0 = ...` for a state without

@@ -1,14 +1,15 @@
 // swift-format-ignore-file
-// Recorded by Sluice Inspector: records 1 through 6 of the lane "sluice-demo".
+// Recorded by Sluice Inspector: records 1 through 10 of the lane "sluice-demo".
 // Each test starts a TestStore from a store's state before the range, sends the actions it
-// reduced, in order, and asserts the properties each one changed.
+// reduced, in order (receiving those its effects dispatched, where the test runs them), and
+// asserts the properties each one changed.
 import Foundation
 import Sluice
 import SluiceTesting
 import Testing
 @testable import SluiceDemo
 
-@Test func todoListReplaysRecords1Through6() async {
+@Test func todoListReplaysRecords1Through10() async {
   let store = TestStore(
     initialState: TodoList(items: [], nextID: 1),
     reducer: TodoList.reducer)
@@ -38,7 +39,31 @@ import Testing
   }
 }
 
-@Test func settingsReplaysRecords1Through6() async {
+@Test func sessionReplaysRecords1Through10() async {
+  let store = TestStore(
+    initialState: Session(profile: Loadable<Profile>.idle, progress: 0.0),
+    reducer: Session.reducer,
+    effects: Session.effects(steps: 2, pause: .zero))
+  // #7 SignIn, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:25, from outside
+  await store.send(SignIn(name: "Ada")) {
+    $0.profile = Loadable<Profile>.loading()
+  }
+  // #8 SignInProgressed, dispatched at SluiceDemo/Session.swift:33, by the effect on SignIn of record 7
+  await store.receive(SignInProgressed.self) {
+    $0.progress = 0.5
+  }
+  // #9 SignInProgressed, dispatched at SluiceDemo/Session.swift:33, by the effect on SignIn of record 7
+  await store.receive(SignInProgressed.self) {
+    $0.progress = 1.0
+  }
+  // #10 SignedIn, dispatched at Sluice/Effects+Load.swift:91, by the effect on SignIn of record 7
+  await store.receive(SignedIn.self) {
+    $0.profile = Loadable<Profile>.loaded(Profile(name: "Ada"))
+  }
+  await store.finish()
+}
+
+@Test func settingsReplaysRecords1Through10() async {
   let store = TestStore(
     initialState: Settings(theme: .light, toursFinished: 0, lastTourFinishedAt: nil),
     reducer: Settings.reducer)
