@@ -167,29 +167,48 @@ public final class Inspector: Sendable {
     await server.stop()
   }
 
+  /// The close code a client too far behind gets: 1013, "try again later". The page then
+  /// reconnects and starts over from a snapshot.
+  static let fellBehindCode: UInt16 = 1013
+
+  /// How many bytes of messages may wait for one client: 64 MiB.
+  static let outboundByteLimit = 64 << 20
+
   /// One client's connection: hello, the snapshot, then records as they come and replies to
   /// its commands, all through one writer.
+  ///
+  /// A client that stops reading (its socket stalls) while messages keep coming is not sent a
+  /// log with holes: once `max(capacity * 2, 4096) + 64` messages, or 64 MiB, wait for it, the
+  /// connection is closed after those, with close code 1013 (`fellBehindCode`; see
+  /// ``OutboundQueue``).
   private static func serve(
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, recorder: Recorder,
     encoder: ValueEncoder, lane: String, writer: TestFileWriter
   ) async {
-    let (messages, sender) = AsyncStream.makeStream(
-      of: String.self, bufferingPolicy: .bufferingNewest(recorder.capacity * 2 + 64))
+    let queue = OutboundQueue(
+      limit: max(recorder.capacity * 2, 4_096) + 64, byteLimit: Inspector.outboundByteLimit)
+    let send: @Sendable (String) -> Void = { queue.send($0) }
     let client = InspectorClient(
-      recorder: recorder, encoder: encoder, lane: lane, testWriter: writer,
-      send: { sender.yield($0) })
-    let following = recorder.follow(buffer: recorder.capacity + 64)
+      recorder: recorder, encoder: encoder, lane: lane, testWriter: writer, send: send)
+    // Room for a burst: a follower that falls behind starts over from a snapshot, which costs
+    // more than the events it holds.
+    let following = recorder.follow(buffer: max(recorder.capacity, 1_024) + 64)
     await client.connected(with: following.snapshot)
-    sender.yield(InspectorMessage.hello(lane: lane, capacity: recorder.capacity))
-    sender.yield(InspectorMessage.snapshot(following.snapshot, encoder: encoder))
+    send(InspectorMessage.hello(lane: lane, capacity: recorder.capacity))
+    send(InspectorMessage.snapshot(following.snapshot, encoder: encoder))
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await text in messages {
+        for await text in queue.messages {
+          queue.taken(text)
           do {
             try await outbound.write(.text(text))
           } catch {
             return
           }
+        }
+        if queue.overflowed {
+          try? await outbound.close(
+            .unknown(fellBehindCode), reason: "too far behind; reconnect for a new snapshot")
         }
       }
       group.addTask {
@@ -200,15 +219,14 @@ public final class Inspector: Sendable {
           switch message {
           case .text(let text): await client.handle(text)
           case .binary:
-            sender.yield(
-              InspectorMessage.error(.malformed, "commands are text messages", id: nil))
+            send(InspectorMessage.error(.malformed, "commands are text messages", id: nil))
           }
         }
       } catch {
         // The connection closed or sent what WebSocket does not allow: it ends here.
       }
       following.stop()
-      sender.finish()
+      queue.finish()
       group.cancelAll()
     }
   }

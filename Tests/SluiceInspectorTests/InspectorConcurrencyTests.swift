@@ -129,6 +129,59 @@ import Testing
     // when the inspector stopped.
     #expect(store.state.count >= 20 * 1_000 + 17)
   }
+
+  struct Page: Equatable, Sendable {
+    var text = ""
+  }
+
+  struct Write: Action {
+    var text: String
+  }
+
+  @Test func aClientGetsTheLogWithoutHolesWhileTheAppOutrunsIt() async throws {
+    let store = Store(
+      initialState: Page(),
+      reducer: Reducer<Page>().on(Write.self) { page, action in page.text = action.text })
+    let inspector = try await Inspector.start(store.dispatcher, configuration: .init(capacity: 8))
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    // Each record carries 16 KiB (old → new), dispatched as fast as the lane takes them: the
+    // connection falls behind, and a follower that lost events starts over from a snapshot.
+    let filler = String(repeating: "x", count: 8 << 10)
+    var written = 0
+    while written < 2_000 {
+      for _ in 0..<50 {
+        written += 1
+        store.dispatch(Write(text: "\(written)" + filler))
+      }
+      // Paced a little, for the tests beside this one.
+      try await Task.sleep(for: .milliseconds(2))
+    }
+    let last = written
+    let newest: ([String: Any]) -> Bool = { message in
+      if (message["record"] as? [String: Any])?["seq"] as? Int == last { return true }
+      let kept = message["records"] as? [[String: Any]]
+      return message["type"] as? String == "snapshot" && kept?.last?["seq"] as? Int == last
+    }
+    _ = try await client.first(timeout: .seconds(60), where: newest)
+    // Each record follows the one before it, or the snapshot that started over.
+    var seen = 0
+    for text in client.messages {
+      guard let message = InspectorConnection.parse(text) else { continue }
+      switch message["type"] as? String {
+      case "snapshot":
+        let kept = (message["records"] as? [[String: Any]]) ?? []
+        seen = max(seen, (kept.last?["seq"] as? Int) ?? 0)
+      case "record":
+        let seq = ((message["record"] as? [String: Any])?["seq"] as? Int) ?? -1
+        #expect(seq == seen + 1, "record \(seq) after \(seen)")
+        seen = max(seen, seq)
+      default: break
+      }
+    }
+    #expect(seen == last)
+    await client.close()
+    await inspector.stop()
+  }
 }
 
 extension InspectorConcurrencyTests.Atomic where Value == Int {

@@ -111,4 +111,25 @@ extension Lane {
   func inspectedStores() -> [InspectedStore] {
     lock.withLock { cores.compactMap(\.inspectedStore) }
   }
+
+  /// ``process(_:)`` while an inspector is attached: the same steps, with the store whose
+  /// observers are being called kept in `notifyingCore`, so that an action one of them
+  /// dispatches names it as its cause. The other paths stay as they are: with no inspector,
+  /// nothing here runs.
+  func processInspected(boxed action: any Action) {
+    ActionPayload.with(boxed: action) { payload in
+      currentActionType = payload.type
+      refreshRouting()
+      let routes = routes(for: payload.id, type: payload.type)
+      let extras = lastExtras
+      var reduced: [Route] = []
+      for route in routes where route.reduce(payload) { reduced.append(route) }
+      for route in reduced {
+        notifyingCore = route.core
+        route.notify()
+      }
+      notifyingCore = nil
+      if let extras { finishStep(payload, extras: extras, routes: routes) }
+    }
+  }
 }

@@ -83,7 +83,7 @@ final class Lane: @unchecked Sendable {
   /// array's reference count.
   @exclusivity(unchecked) private var lastSingle: Route?
   /// What runs after the reducers for `lastType` (effects, error reporting); `nil` for none.
-  @exclusivity(unchecked) private var lastExtras: StepExtras?
+  @exclusivity(unchecked) private(set) var lastExtras: StepExtras?
   /// What each action type seen since the routing changed reaches.
   @exclusivity(unchecked) private var typeRoutes: [ObjectIdentifier: TypeRoute] = [:]
   /// The routes whose store must be notified after the current step.
@@ -288,27 +288,6 @@ final class Lane: @unchecked Sendable {
     processRouting(payload, id: id)
   }
 
-  /// ``process(_:)`` while an inspector is attached: the same steps, with the store whose
-  /// observers are being called kept in `notifyingCore`, so that an action one of them
-  /// dispatches names it as its cause. The other paths stay as they are: with no inspector,
-  /// nothing here runs.
-  func processInspected(boxed action: any Action) {
-    ActionPayload.with(boxed: action) { payload in
-      currentActionType = payload.type
-      refreshRouting()
-      let routes = routes(for: payload.id, type: payload.type)
-      let extras = lastExtras
-      var reduced: [Route] = []
-      for route in routes where route.reduce(payload) { reduced.append(route) }
-      for route in reduced {
-        notifyingCore = route.core
-        route.notify()
-      }
-      notifyingCore = nil
-      if let extras { finishStep(payload, extras: extras, routes: routes) }
-    }
-  }
-
   /// ``process(_:)`` for an action boxed in an `any Action`.
   func process(boxed action: any Action) {
     ActionPayload.with(boxed: action) { process($0) }
@@ -335,7 +314,7 @@ final class Lane: @unchecked Sendable {
 
   /// Boxes the action for the steps after its reducers.
   @inline(never)
-  private func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
+  func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
     finishStep(payload.boxed(), extras: extras, routes: routes)
   }
 
@@ -443,7 +422,7 @@ final class Lane: @unchecked Sendable {
 
   /// Picks up a new routing table, if any, and frees the cores it no longer names.
   @inline(__always)
-  private func refreshRouting() {
+  func refreshRouting() {
     guard routingVersion.load(ordering: .acquiring) != cachedVersion else { return }
     lock.lock()
     cachedRouting = routing
@@ -476,7 +455,7 @@ final class Lane: @unchecked Sendable {
     return routes(for: ObjectIdentifier(type), type: type).map(\.core)
   }
 
-  private func routes(for id: ObjectIdentifier, type: any Action.Type) -> [Route] {
+  func routes(for id: ObjectIdentifier, type: any Action.Type) -> [Route] {
     if id == lastType { return lastRoutes }
     let route = typeRoutes[id] ?? classify(id, type: type)
     lastType = id

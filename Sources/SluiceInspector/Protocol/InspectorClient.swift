@@ -16,6 +16,10 @@ actor InspectorClient {
   /// The newest record the client has (in a snapshot or a `record`): an older one arriving
   /// late from the recorder is not sent again.
   private var newest: UInt64 = 0
+  /// The stores the client knows, and how many records it knows the ring let go: after a
+  /// snapshot, events older than it that were still on their way say nothing new.
+  private var knownStores: Set<String> = []
+  private var dropped = 0
   private var skipped: Set<UInt64> = []
   /// The record the last `jump` went to; `nil`: the newest.
   private var jumpedTo: UInt64?
@@ -33,7 +37,13 @@ actor InspectorClient {
 
   /// The snapshot the client got when it connected.
   func connected(with snapshot: RecorderSnapshot) {
-    newest = snapshot.records.last?.seq ?? 0
+    took(snapshot)
+  }
+
+  private func took(_ snapshot: RecorderSnapshot) {
+    newest = max(newest, snapshot.records.last?.seq ?? 0)
+    knownStores.formUnion(snapshot.stores.map(\.id))
+    dropped = max(dropped, snapshot.summary.dropped)
   }
 
   /// Passes an event from the recorder on, unless paused.
@@ -44,8 +54,12 @@ actor InspectorClient {
       guard record.seq > newest else { return }
       newest = record.seq
       send(InspectorMessage.record(record))
-    case .summary(let summary): send(InspectorMessage.summaryMessage(summary))
+    case .summary(let summary):
+      guard summary.dropped > dropped else { return }
+      dropped = summary.dropped
+      send(InspectorMessage.summaryMessage(summary))
     case .store(let info, let state):
+      guard knownStores.insert(info.id).inserted else { return }
       send(
         InspectorMessage.object([
           ("type", .string("store")),
@@ -59,7 +73,7 @@ actor InspectorClient {
     case .resync:
       // Records were let go on the way here: the client starts over from what is kept now.
       let snapshot = recorder.snapshot()
-      newest = max(newest, snapshot.records.last?.seq ?? 0)
+      took(snapshot)
       send(InspectorMessage.snapshot(snapshot, encoder: encoder))
     }
   }
@@ -93,7 +107,7 @@ actor InspectorClient {
       jumpedTo = nil
       send(InspectorMessage.reply("paused", id: id, [("paused", .bool(false))]))
       let snapshot = recorder.snapshot()
-      newest = max(newest, snapshot.records.last?.seq ?? 0)
+      took(snapshot)
       send(InspectorMessage.snapshot(snapshot, encoder: encoder))
     case .jump:
       let seq = try command.seq("seq")

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import Synchronization
 
 /// What a recorder tells the connections that follow it.
 enum RecorderEvent: Sendable {
@@ -11,6 +12,58 @@ enum RecorderEvent: Sendable {
   case store(InspectorStoreInfo, InspectorValue)
   /// The follower fell behind and events were let go: it must start over from a snapshot.
   case resync
+}
+
+/// The events a follower gets, in order: the recorder's, with a ``RecorderEvent/resync`` in
+/// place of those its buffer let go, before the first event after them.
+///
+/// The buffer keeps the newest events, so the loss shows when the next kept one is read: each
+/// event carries its number, and a number skipped is a loss. The consumer starts over from a
+/// snapshot before it sees anything newer than what it missed.
+struct FollowedEvents: AsyncSequence, Sendable {
+  typealias Element = RecorderEvent
+
+  let numbered: AsyncStream<(UInt64, RecorderEvent)>
+
+  struct AsyncIterator: AsyncIteratorProtocol {
+    var base: AsyncStream<(UInt64, RecorderEvent)>.AsyncIterator
+    var expected: UInt64 = 0
+    var held: RecorderEvent?
+
+    mutating func next() async -> RecorderEvent? {
+      if let event = held {
+        held = nil
+        return event
+      }
+      guard let (number, event) = await base.next() else { return nil }
+      defer { expected = number &+ 1 }
+      guard number == expected else {
+        held = event
+        return .resync
+      }
+      return event
+    }
+  }
+
+  func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(base: numbered.makeAsyncIterator())
+  }
+}
+
+/// One follower of a recorder: its stream, and how many events it was given.
+final class RecorderFollower: Sendable {
+  let continuation: AsyncStream<(UInt64, RecorderEvent)>.Continuation
+  private let given = Atomic<UInt64>(0)
+
+  init(_ continuation: AsyncStream<(UInt64, RecorderEvent)>.Continuation) {
+    self.continuation = continuation
+  }
+
+  /// Gives `event` the next number and yields it; when the buffer is full, the oldest event
+  /// waiting goes, and the gap in the numbers tells the consumer.
+  func yield(_ event: RecorderEvent) {
+    continuation.yield((given.wrappingAdd(1, ordering: .relaxed).oldValue, event))
+  }
 }
 
 /// Everything the recorder holds at one moment, taken under its lock in one piece.
@@ -48,7 +101,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   private var stores: [InspectorStoreInfo] = []
   private var latest: [String: InspectorValue] = [:]
   private var base: [String: any Sendable] = [:]
-  private var followers: [UInt64: AsyncStream<RecorderEvent>.Continuation] = [:]
+  private var followers: [UInt64: RecorderFollower] = [:]
   private var nextFollower: UInt64 = 0
 
   // Lane only.
@@ -95,14 +148,14 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   /// or the recorder finishes. Also returns the snapshot taken at the same moment, so that no
   /// record falls between the two.
   func follow(buffer: Int) -> (
-    snapshot: RecorderSnapshot, events: AsyncStream<RecorderEvent>, stop: @Sendable () -> Void
+    snapshot: RecorderSnapshot, events: FollowedEvents, stop: @Sendable () -> Void
   ) {
     let (stream, continuation) = AsyncStream.makeStream(
-      of: RecorderEvent.self, bufferingPolicy: .bufferingNewest(buffer))
+      of: (UInt64, RecorderEvent).self, bufferingPolicy: .bufferingNewest(buffer))
     let (id, snapshot) = lock.withLock {
       let id = nextFollower
       nextFollower += 1
-      followers[id] = continuation
+      followers[id] = RecorderFollower(continuation)
       return (
         id,
         RecorderSnapshot(
@@ -113,9 +166,9 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     let stop: @Sendable () -> Void = { [weak self] in
       guard let self else { return }
       let removed = lock.withLock { followers.removeValue(forKey: id) }
-      removed?.finish()
+      removed?.continuation.finish()
     }
-    return (snapshot, stream, stop)
+    return (snapshot, FollowedEvents(numbered: stream), stop)
   }
 
   /// Ends every follower's stream.
@@ -124,7 +177,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       defer { followers.removeAll() }
       return Array(followers.values)
     }
-    for continuation in ended { continuation.finish() }
+    for follower in ended { follower.continuation.finish() }
   }
 
   private func orderedRecordsLocked() -> [InspectorRecord] {
@@ -223,7 +276,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       newBase = Fork.states(from: current, through: [oldest], stores: stores, skipping: [])
     }
     let (summaryNow, targets, replacedBase) = lock.withLock {
-      () -> (InspectorSummary?, [AsyncStream<RecorderEvent>.Continuation], [String: any Sendable]?)
+      () -> (InspectorSummary?, [RecorderFollower], [String: any Sendable]?)
       in
       latest = states
       guard let evicted, var moved = newBase else {
@@ -237,23 +290,15 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       swap(&base, &moved)
       return (summary, Array(followers.values), moved)
     }
-    for continuation in targets {
-      Recorder.yield(.record(record), to: continuation)
-      if let summaryNow { Recorder.yield(.summary(summaryNow), to: continuation) }
+    for follower in targets {
+      follower.yield(.record(record))
+      if let summaryNow { follower.yield(.summary(summaryNow)) }
     }
     // Released here, outside the lock: a value's deinit may call into the store.
     _ = (evicted, replacedBase)
   }
 
   // MARK: - Helpers
-
-  /// Yields `event`; when the follower's buffer let an older event go, yields a resync after
-  /// it (the newest events are the ones kept, so a resync always follows the last loss).
-  private static func yield(
-    _ event: RecorderEvent, to continuation: AsyncStream<RecorderEvent>.Continuation
-  ) {
-    if case .dropped = continuation.yield(event) { continuation.yield(.resync) }
-  }
 
   private func takeSeq() -> UInt64 {
     defer { nextSeq &+= 1 }
@@ -300,9 +345,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       latest[info.id] = encodedState
       return (info, Array(followers.values))
     }
-    for continuation in targets {
-      Recorder.yield(.store(info, encodedState), to: continuation)
-    }
+    for follower in targets { follower.yield(.store(info, encodedState)) }
     known[ObjectIdentifier(store)] = info
     encoded[info.id] = encodedState
     return info
