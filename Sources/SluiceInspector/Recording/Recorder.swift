@@ -60,7 +60,8 @@ final class RecorderFollower: Sendable {
   }
 
   /// Gives `event` the next number and yields it; when the buffer is full, the oldest event
-  /// waiting goes, and the gap in the numbers tells the consumer.
+  /// waiting goes, and the gap in the numbers tells the consumer. Only the lane yields, one
+  /// step at a time, so the numbers follow the order of the stream.
   func yield(_ event: RecorderEvent) {
     continuation.yield((given.wrappingAdd(1, ordering: .relaxed).oldValue, event))
   }
