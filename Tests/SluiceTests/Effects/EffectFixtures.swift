@@ -136,8 +136,12 @@ final class EffGates: @unchecked Sendable {
 
 /// Polls `condition` until it holds, at most `timeout`; returns whether it held. Used to wait for
 /// something asynchronous without a fixed sleep.
+///
+/// The default is a liveness guard, not a speed check: with the whole suite on two cores, the
+/// effects being waited for can wait more than 10 s for a thread (CI saw it in
+/// `settleWaitsForChainsOfEffects`), so a hang fails after 60 s instead.
 func effEventually(
-  timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool
+  timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
 ) async -> Bool {
   let clock = ContinuousClock()
   let deadline = clock.now.advanced(by: timeout)
