@@ -105,13 +105,8 @@ enum SwiftLiteral {
     }
     if let loadable = value as? any LoadableReflecting {
       let call = try loadableCall(loadable)
-      guard let arguments = call.arguments else { return call.head }
-      var parts: [String] = []
-      for argument in arguments {
-        let text = try write(argument.value, depth: depth + 1)
-        parts.append(argument.label.map { "\($0): \(text)" } ?? text)
-      }
-      return call.head + "(" + parts.joined(separator: ", ") + ")"
+      guard let children = call.arguments else { return call.head }
+      return call.head + "(" + (try arguments(children, depth: depth)) + ")"
     }
     let mirror = Mirror(reflecting: value)
     switch mirror.displayStyle {
@@ -138,13 +133,13 @@ enum SwiftLiteral {
       guard let payload = mirror.children.first else { return "." + name }
       let inner = Mirror(reflecting: payload.value)
       if inner.displayStyle == .tuple {
-        return ".\(name)(" + (try arguments(inner, depth: depth)) + ")"
+        return ".\(name)(" + (try arguments(inner.children, depth: depth)) + ")"
       }
       return ".\(name)(" + (try write(payload.value, depth: depth + 1)) + ")"
     case .struct, .class:
-      return try typeName(of: value) + "(" + arguments(mirror, depth: depth) + ")"
+      return try typeName(of: value) + "(" + arguments(mirror.children, depth: depth) + ")"
     case .tuple:
-      return "(" + (try arguments(mirror, depth: depth)) + ")"
+      return "(" + (try arguments(mirror.children, depth: depth)) + ")"
     default:
       throw Unwritable(what: "a value of type \(String(reflecting: type(of: value)))")
     }
@@ -189,9 +184,11 @@ enum SwiftLiteral {
     Mirror(reflecting: value).displayStyle == .enum ? try typeName(of: value) : ""
   }
 
-  private static func arguments(_ mirror: Mirror, depth: Int) throws(Unwritable) -> String {
+  private static func arguments(_ children: some Sequence<Mirror.Child>, depth: Int)
+    throws(Unwritable) -> String
+  {
     var parts: [String] = []
-    for child in mirror.children {
+    for child in children {
       let text = try write(child.value, depth: depth + 1)
       if let label = child.label, !label.hasPrefix(".") {
         parts.append("\(label): \(text)")

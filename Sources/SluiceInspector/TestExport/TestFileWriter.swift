@@ -98,8 +98,7 @@ struct TestFileWriter: Sendable {
       }
       // What an effect of an action this test sent dispatched, the test store's effects
       // dispatch too: it receives every one, also those its reducer does not handle.
-      let received =
-        effects != nil && TestFileWriter.effectParent(of: record).map(written.contains) == true
+      let received = effects != nil && TestFileWriter.isDispatched(record, byEffectsOf: written)
       // The test store has no middleware: it is sent what the live store reduced.
       guard received || record.reducedBy.contains(info.id),
         let action = received ? record.action : record.replacements[info.id] ?? record.action
@@ -111,10 +110,7 @@ struct TestFileWriter: Sendable {
             + "\(info.name)'s middleware, which a test store does not run; choose a range "
             + "without it, or leave out \(info.name)'s effects")
       }
-      var unlimited = encoder
-      unlimited.maxNodes = .max
-      unlimited.maxDepth = 64
-      if unlimited.encodeAction(action).json.contains("‹redacted›") {
+      if unlimitedEncoder.encodeAction(action).json.contains("‹redacted›") {
         throw InspectorError(
           .failed, "record \(record.seq) (\(record.type)) holds redacted values; it is not exported"
         )
@@ -163,8 +159,8 @@ struct TestFileWriter: Sendable {
     throws(InspectorError) -> String
   {
     // The test's effects dispatch what the fork leaves out all the same.
-    if let left = span.skipped.first(where: { record in
-      TestFileWriter.effectParent(of: record).map(written.contains) == true
+    if let left = span.skipped.first(where: {
+      TestFileWriter.isDispatched($0, byEffectsOf: written)
     }) {
       throw InspectorError(
         .failed,
@@ -172,9 +168,7 @@ struct TestFileWriter: Sendable {
           + "it, which \(info.name)'s effects in a test would do too; turn it back on, or leave "
           + "out \(info.name)'s effects")
     }
-    let goesOn = span.later.contains { record in
-      TestFileWriter.effectParent(of: record).map(written.contains) == true
-    }
+    let goesOn = span.later.contains { TestFileWriter.isDispatched($0, byEffectsOf: written) }
     guard goesOn else { return "  await store.finish()\n" }
     return """
         // The range ends while effects it started go on: what they do next is not part of this
@@ -184,10 +178,12 @@ struct TestFileWriter: Sendable {
       """
   }
 
-  /// The record whose effect dispatched `record`, if an effect did.
-  private static func effectParent(of record: InspectorRecord) -> UInt64? {
-    guard case .effect(let parent, _)? = record.origin?.cause else { return nil }
-    return parent
+  /// Whether an effect of one of the records `parents` dispatched `record`.
+  private static func isDispatched(_ record: InspectorRecord, byEffectsOf parents: Set<UInt64>)
+    -> Bool
+  {
+    guard case .effect(let parent, _)? = record.origin?.cause else { return false }
+    return parents.contains(parent)
   }
 
   private func typeName(of value: Any, what: String) throws(InspectorError) -> String {
@@ -222,15 +218,21 @@ struct TestFileWriter: Sendable {
     return lines
   }
 
+  /// The encoder without its size limits, for the redaction checks: a truncated value could
+  /// hide a redacted one.
+  private var unlimitedEncoder: ValueEncoder {
+    var unlimited = encoder
+    unlimited.maxNodes = .max
+    unlimited.maxDepth = 64
+    return unlimited
+  }
+
   /// A test must not write out what the inspector never shows.
   private func checkNotRedacted(_ state: any Sendable, of info: InspectorStoreInfo, at seq: UInt64)
     throws(InspectorError)
   {
-    // Without the encoder's limits: a truncated value could hide a redacted one.
-    var unlimited = encoder
-    unlimited.maxNodes = .max
-    unlimited.maxDepth = 64
-    guard unlimited.encodeState(state, storeName: info.name).json.contains("‹redacted›") else {
+    guard unlimitedEncoder.encodeState(state, storeName: info.name).json.contains("‹redacted›")
+    else {
       return
     }
     throw InspectorError(
