@@ -15,7 +15,7 @@ import Testing
 #endif
 
 /// Processes sharing one lane through a PostgreSQL database (issue 15): four nodes
-/// (`SluiceCrashProbe --shared-lane --postgres`, Sources/SluiceCrashProbe/SharedLaneProbe.swift)
+/// (`SluiceCrashProbe --shared-lane --postgres`, Tests/SluiceCrashProbe/SharedLaneProbe.swift)
 /// append 300 actions each, in bursts with pauses, while the test kills a node with SIGKILL in
 /// the middle of an append and restarts it, terminates another node's connections on the server
 /// (`pg_terminate_backend`), stops the server as a crash would (`pg_ctl stop -m immediate`) while

@@ -12,7 +12,7 @@ import Testing
   import Darwin
 #endif
 
-// Crash safety (issue 5): a child process (Sources/SluiceCrashProbe) dispatches continuously
+// Crash safety (issue 5): a child process (Tests/SluiceCrashProbe) dispatches continuously
 // with SQLite persistence (coalesced: 5 ms debounce, 50 ms maximum delay), awaits `flush()`
 // after each burst of dispatches and then records the flushed value in a log, fsynced; the
 // test kills it with SIGKILL at a random moment (100–400 ms after its first flush), then
@@ -83,7 +83,7 @@ import Testing
 }
 
 /// The probe's state, as the test decodes it (the same `Codable` form as `ProbeState` in
-/// Sources/SluiceCrashProbe/main.swift).
+/// Tests/SluiceCrashProbe/main.swift).
 struct SqlProbeState: Codable, Equatable, Sendable {
   var value = 0
   var recent: [Int] = []

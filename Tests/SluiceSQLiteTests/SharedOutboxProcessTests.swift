@@ -5,7 +5,7 @@ import SluiceTestSupport
 import Testing
 
 // A shared lane's outbox in a file (issue 15: "the local outbox survives a crash"): a node
-// process (Sources/SluiceCrashProbe/OutboxProbe.swift) is killed with SIGKILL, while the log is
+// process (Tests/SluiceCrashProbe/OutboxProbe.swift) is killed with SIGKILL, while the log is
 // locked by another process or while it appends, and a node started under its name with the
 // same outbox file must append everything the killed one saw durable, each action once and in
 // the order it was dispatched.

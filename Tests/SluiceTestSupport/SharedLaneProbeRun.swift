@@ -9,7 +9,7 @@ import Sluice
   import Darwin
 #endif
 
-/// One run of a node of `SluiceCrashProbe --shared-lane` (Sources/SluiceCrashProbe/
+/// One run of a node of `SluiceCrashProbe --shared-lane` (Tests/SluiceCrashProbe/
 /// SharedLaneProbe.swift) as a process of its own, its output in files of a folder: what the
 /// multi-process tests of the shared lane start, kill and restart.
 ///

@@ -12,6 +12,8 @@ enum DemoError: Error, CustomStringConvertible {
   /// The PostgreSQL database of `--postgres` could not be used (a URL that cannot be read, a
   /// server that cannot be reached, a role that may not read the log).
   case cannotUseDatabase(place: String, reason: String)
+  /// `--postgres` given to a `sluice-demo` built without the `Postgres` trait.
+  case builtWithoutPostgres(url: String)
 
   var description: String {
     switch self {
@@ -29,6 +31,10 @@ enum DemoError: Error, CustomStringConvertible {
     case .cannotUseDatabase(let place, let reason):
       "cannot use the PostgreSQL database at \(place): \(reason). Check the server and the URL "
         + "(--postgres postgres://user:password@host:port/database)."
+    case .builtWithoutPostgres:
+      "this sluice-demo was built without PostgreSQL, so --postgres is not available. Build and "
+        + "run it with the Postgres trait: swift run --traits Postgres sluice-demo todo … "
+        + "--postgres URL (the first such build also compiles SwiftNIO and postgres-nio)."
     }
   }
 }

@@ -1,7 +1,10 @@
 import Foundation
 import Sluice
-import SluicePostgres
 import SluiceSQLite
+
+#if Postgres
+  import SluicePostgres
+#endif
 
 /// The todo list of the `todo` commands.
 ///
@@ -18,8 +21,8 @@ struct TodoSession {
   let todos: Store<TodoList>
   /// The shared lane, on disk or in PostgreSQL.
   let lane: SharedLane?
-  /// The PostgreSQL log, closed with the session.
-  private var postgres: PostgresLogEngine?
+  /// Closes the connections to the lane's PostgreSQL database, when the list is in one.
+  var closeDatabase: (@Sendable () async -> Void)?
   let terminal = Terminal()
 
   static let namespace = "todo"
@@ -33,7 +36,13 @@ struct TodoSession {
   static func open(
     _ options: TodoOptions, mode: SQLiteStorage.Mode = .readWrite
   ) async throws(DemoError) -> TodoSession {
-    if let url = options.postgresURL { return try await open(postgres: url, mode: mode) }
+    if let url = options.postgresURL {
+      #if Postgres
+        return try await open(postgres: url, mode: mode)
+      #else
+        throw .builtWithoutPostgres(url: url)
+      #endif
+    }
     let storage = try options.store.open(mode)
     // The list a demo before the shared lane saved, checked as before: a list saved by a
     // newer version is refused and kept.
@@ -73,37 +82,8 @@ struct TodoSession {
     }
   }
 
-  /// Opens the list on a lane whose log is in the PostgreSQL database at `url`.
-  private static func open(
-    postgres url: String, mode: SQLiteStorage.Mode
-  ) async throws(DemoError) -> TodoSession {
-    let configuration: PostgresLogEngine.Configuration
-    do {
-      configuration = try PostgresLogEngine.Configuration(url: url)
-    } catch {
-      // The URL as given, but never its password.
-      var shown = URLComponents(string: url)
-      if shown?.password != nil { shown?.password = "xxxxx" }
-      let place = shown?.string ?? "the --postgres URL"
-      throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
-    }
-    // The address without the user and the password, for messages.
-    let place = "postgres://\(configuration.host):\(configuration.port)/\(configuration.database)"
-    let engine = PostgresLogEngine(configuration: configuration)
-    do {
-      let (lane, todos) = try sharedList(on: engine, mode: mode)
-      try await lane.start()
-      var session = TodoSession(place: place, path: nil, todos: todos, lane: lane)
-      session.postgres = engine
-      return session
-    } catch {
-      await engine.close()
-      throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
-    }
-  }
-
   /// A lane on `engine` whose todo list is shared for snapshots; a reader saves none.
-  private static func sharedList(
+  static func sharedList(
     on engine: some SharedSnapshotEngine, mode: SQLiteStorage.Mode
   ) throws -> (SharedLane, Store<TodoList>) {
     let lane = try SharedLane(
@@ -115,7 +95,7 @@ struct TodoSession {
     return (lane, todos)
   }
 
-  private init(place: String, path: String?, todos: Store<TodoList>, lane: SharedLane?) {
+  init(place: String, path: String?, todos: Store<TodoList>, lane: SharedLane?) {
     self.place = place
     self.path = path
     self.todos = todos
@@ -151,11 +131,11 @@ struct TodoSession {
   /// Stops following the lane, and closes the connections to PostgreSQL.
   func close() async {
     await lane?.stop()
-    await postgres?.close()
+    await closeDatabase?()
   }
 
   var savedNote: String {
-    if postgres != nil { return "Saved in \(place)." }
+    if closeDatabase != nil { return "Saved in \(place)." }
     return path.map { "Saved in \($0)." } ?? "Kept in memory only: nothing was written."
   }
 

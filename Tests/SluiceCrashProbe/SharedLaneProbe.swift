@@ -1,7 +1,10 @@
 import Foundation
 import Sluice
-import SluicePostgres
 import SluiceSQLite
+
+#if canImport(SluicePostgres)
+  import SluicePostgres
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -53,6 +56,18 @@ enum SharedLaneProbe {
       &* 0x0000_0100_0000_01b3
   }
 
+  /// The PostgreSQL engine at `url`; in a core-only build (`SLUICE_CORE_ONLY=1`), an error.
+  static func postgresEngine(url: String) throws -> any SharedLogEngine {
+    #if canImport(SluicePostgres)
+      try PostgresLogEngine(url: url)
+    #else
+      struct WithoutPostgres: Error, CustomStringConvertible {
+        var description: String { "this SluiceCrashProbe was built without SluicePostgres" }
+      }
+      throw WithoutPostgres()
+    #endif
+  }
+
   static func run(log: Log, node: Int, nodes: Int, count: Int, pause: Int) async -> Never {
     let lane: SharedLane
     let store: Store<State>
@@ -60,7 +75,7 @@ enum SharedLaneProbe {
       let engine: any SharedLogEngine =
         switch log {
         case .sqlite(let path): try SQLiteLogEngine(path: path, busyTimeout: .seconds(30))
-        case .postgres(let url): try PostgresLogEngine(url: url)
+        case .postgres(let url): try postgresEngine(url: url)
         }
       lane = try SharedLane(
         engine: engine, actions: SharedActions().register(Append.self, as: "probe.append"),

@@ -1,0 +1,37 @@
+#if Postgres
+  import Foundation
+  import Sluice
+  import SluicePostgres
+  import SluiceSQLite
+
+  extension TodoSession {
+    /// Opens the list on a lane whose log is in the PostgreSQL database at `url`.
+    static func open(
+      postgres url: String, mode: SQLiteStorage.Mode
+    ) async throws(DemoError) -> TodoSession {
+      let configuration: PostgresLogEngine.Configuration
+      do {
+        configuration = try PostgresLogEngine.Configuration(url: url)
+      } catch {
+        // The URL as given, but never its password.
+        var shown = URLComponents(string: url)
+        if shown?.password != nil { shown?.password = "xxxxx" }
+        let place = shown?.string ?? "the --postgres URL"
+        throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
+      }
+      // The address without the user and the password, for messages.
+      let place = "postgres://\(configuration.host):\(configuration.port)/\(configuration.database)"
+      let engine = PostgresLogEngine(configuration: configuration)
+      do {
+        let (lane, todos) = try sharedList(on: engine, mode: mode)
+        try await lane.start()
+        var session = TodoSession(place: place, path: nil, todos: todos, lane: lane)
+        session.closeDatabase = { await engine.close() }
+        return session
+      } catch {
+        await engine.close()
+        throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
+      }
+    }
+  }
+#endif
