@@ -6,6 +6,11 @@ import PackageDescription
 //
 //   swift run -c release --package-path Benchmarks sluice-bench
 //   swift run -c release --package-path Benchmarks sluice-bench --json
+/// `SLUICE_CORE_ONLY=1`, as in the library's manifest: without the inspector's and PostgreSQL's
+/// cases (`inspector.attached`, `shared.postgres.*`), so that a release build of SwiftNIO,
+/// BoringSSL and Hummingbird is not needed. CI's benchmark step uses it.
+let coreOnly = Context.environment["SLUICE_CORE_ONLY"] == "1"
+
 let package = Package(
   name: "SluiceBenchmarks",
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -25,13 +30,18 @@ let package = Package(
       dependencies: [
         .product(name: "Sluice", package: "Sluice"),
         .product(name: "SluiceSQLite", package: "Sluice"),
-        // The shared.postgres.* cases; their server is started with initdb and pg_ctl.
-        .product(name: "SluicePostgres", package: "Sluice"),
-        // inspector.attached.
-        .product(name: "SluiceInspector", package: "Sluice"),
         "CAllocCounter",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]),
+      ]
+        + (coreOnly
+          ? []
+          : [
+            // The shared.postgres.* cases; their server is started with initdb and pg_ctl.
+            .product(name: "SluicePostgres", package: "Sluice"),
+            // inspector.attached.
+            .product(name: "SluiceInspector", package: "Sluice"),
+          ]),
+      swiftSettings: coreOnly ? [] : [.define("SLUICE_NETWORK_CASES")]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -8,7 +8,7 @@ import GRDB
 /// immediate transaction — the database's write lock — and prints `locked`; holds it for
 /// `seconds`, commits, prints `released` and exits 0. Until then, another connection cannot
 /// write, nor open a file whose schema it has to create.
-func holdWriteLock(on path: String, for seconds: Double) -> Never {
+func holdDatabaseWriteLock(on path: String, for seconds: Double) -> Never {
   do {
     let pool = try DatabasePool(path: path)
     try pool.writeWithoutTransaction { db in

@@ -3,7 +3,8 @@ import Sluice
 import SluiceSQLite
 import Testing
 
-// The code of README.md's "Persistence" section (reformatted to 100 columns) in `run(in:)`.
+// The code of README.md's "Persistence" section (reformatted to 100 columns) in `run(in:)`,
+// with its `folder` (the README makes `./.sluice`) a temporary folder.
 
 private struct Settings: Codable, Equatable, Sendable {
   var theme = "light"

@@ -46,8 +46,9 @@ struct Options: ParsableCommand {
   /// Count each case's instructions per operation with callgrind too (`instructions_per_op`).
   @Flag(
     help: ArgumentHelp(
-      "Also count each case's instructions per operation under valgrind's callgrind "
-        + "(instructions_per_op; null where valgrind is missing or the case is custom)."))
+      "Also count the instructions per operation of the cases whose instructions carry a "
+        + "budget, under valgrind's callgrind (instructions_per_op; null for the other cases, "
+        + "and where valgrind is missing)."))
   var instructions = false
 
   /// Print the case names instead of running them.

@@ -17,6 +17,12 @@ let allCases =
   + EffectCases.all + PersistenceCases.all + YardstickCases.all + QueueCases.all
   + SharedLaneCases.all + SharedPostgresCases.all + InspectorCases.all
 let lockFloorName = "floor.lock"
+/// The cases whose instructions carry a budget (DESIGN.md §4, Benchmarks/README.md): the only
+/// ones `--instructions` counts. The others report time and allocations.
+let instructionBudgeted = [
+  "floor.", "dispatch.", "select.", "keypath.", "bigstate.", "transaction.", "yardstick.",
+  "inspector.",
+]
 
 let options = Options.parseOrExit()
 if options.list {
@@ -73,7 +79,9 @@ if options.instructions, !options.once, let counter = InstructionCounter.make(ex
   for index in measurements.indices {
     let name = measurements[index].name
     // Custom cases measure a rate or memory, not a loop of operations.
-    guard allCases.first(where: { $0.name == name })?.custom == nil else { continue }
+    guard allCases.first(where: { $0.name == name })?.custom == nil,
+      instructionBudgeted.contains(where: { name.hasPrefix($0) })
+    else { continue }
     if !options.json { printError("counting instructions of \(name)…") }
     measurements[index].instructionsPerOp = counter.perOperation(
       of: name, nsPerOp: measurements[index].nsPerOp)

@@ -8,15 +8,11 @@
 /// print(tree[path: "info.nest.foo"])
 /// ```
 public struct StateValueEncoder: Sendable {
-  /// Whether properties whose name starts with `_` are left out (they never report changes).
-  public var skipsUnderscoredKeys: Bool
   /// Whether to mark open containers (costs a type-name check per keyed container).
   var marksOpenContainers = false
 
   /// Creates an encoder.
-  public init(skipsUnderscoredKeys: Bool = false) {
-    self.skipsUnderscoredKeys = skipsUnderscoredKeys
-  }
+  public init() {}
 
   /// Encodes `value`.
   ///
@@ -148,17 +144,11 @@ private struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
   let encoder: TreeEncoder
   var codingPath: [any CodingKey] { encoder.codingPath }
 
-  private func skips(_ key: Key) -> Bool {
-    encoder.options.skipsUnderscoredKeys && key.stringValue.hasPrefix("_")
-  }
-
   mutating func encodeNil(forKey key: Key) throws {
-    guard !skips(key) else { return }
     encoder.box.child(key.stringValue).value = .null
   }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    guard !skips(key) else { return }
     try encoder.box.child(key.stringValue).store(
       value, options: encoder.options, codingPath: codingPath + [key])
   }
@@ -189,13 +179,13 @@ private struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
   mutating func nestedContainer<NestedKey: CodingKey>(
     keyedBy keyType: NestedKey.Type, forKey key: Key
   ) -> KeyedEncodingContainer<NestedKey> {
-    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    let child = encoder.box.child(key.stringValue)
     return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
       .container(keyedBy: keyType)
   }
 
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    let child = encoder.box.child(key.stringValue)
     return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
       .unkeyedContainer()
   }
@@ -205,7 +195,7 @@ private struct KeyedTreeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
   }
 
   mutating func superEncoder(forKey key: Key) -> any Encoder {
-    let child = skips(key) ? EncodingBox() : encoder.box.child(key.stringValue)
+    let child = encoder.box.child(key.stringValue)
     return TreeEncoder(box: child, options: encoder.options, codingPath: codingPath + [key])
   }
 }

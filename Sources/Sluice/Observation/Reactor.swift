@@ -32,8 +32,18 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   private var reportedUnencodable = false
 
   struct DottedQuery {
+    /// The value at the path after the last step, `_` properties included: a change hands
+    /// out whole values, so that the parent of a `_` property still decodes.
     var last: StateValue
+    /// `last` without its `_` properties: what the steps compare, since a change of a `_`
+    /// property alone is no change.
+    var lastCompared: StateValue
     var change: (old: StateValue, new: StateValue)?
+
+    init(last: StateValue) {
+      self.last = last
+      lastCompared = last.removingUnderscoredKeys()
+    }
   }
 
   init(
@@ -70,13 +80,15 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
       self.tree = tree
       for (path, var query) in dotted {
         let value = tree[path: path]
-        if value != query.last {
+        let compared = value.removingUnderscoredKeys()
+        if compared != query.lastCompared {
           query.change = (query.last, value)
-          query.last = value
+          query.lastCompared = compared
           changed = true
         } else {
           query.change = nil
         }
+        query.last = value
         dotted[path] = query
       }
     }
@@ -118,13 +130,13 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
       guard !discovering, let change = query.change, let store else { return nil }
       return DynamicChange(path: path, store: store, old: change.old, new: change.new)
     }
-    // `_` properties never report changes; the encoder leaves them out.
+    // `_` properties never report changes: a path through one names nothing, and the steps
+    // compare values without them.
     if unknownDotted.contains(path) { return nil }
     if path.split(separator: ".").contains(where: { $0.hasPrefix("_") }) { return nil }
     guard let store else { return nil }
     guard let encodable = store.core.current as? any Encodable,
-      let (current, open) = try? StateValueEncoder(skipsUnderscoredKeys: true)
-        .encodeMarkingOpen(encodable)
+      let (current, open) = try? StateValueEncoder().encodeMarkingOpen(encodable)
     else {
       reportUnencodable()
       return nil
@@ -139,7 +151,7 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
           fileID: "\(file)", line: line))
       return nil
     }
-    dotted[path] = DottedQuery(last: current[path: path], change: nil)
+    dotted[path] = DottedQuery(last: current[path: path])
     return nil
   }
 
@@ -150,7 +162,7 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
       return nil
     }
     do {
-      return try StateValueEncoder(skipsUnderscoredKeys: true).encode(encodable)
+      return try StateValueEncoder().encode(encodable)
     } catch {
       reportUnencodable(error)
       return nil
@@ -192,6 +204,35 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
 }
 
 extension StateValue {
+  /// The value without the properties whose name starts with `_`, at every depth.
+  func removingUnderscoredKeys() -> StateValue {
+    switch self {
+    case .object(let object):
+      guard
+        object.keys.contains(where: { $0.hasPrefix("_") })
+          || object.values.contains(where: \.hasNested)
+      else { return self }
+      var kept: [String: StateValue] = [:]
+      for (key, value) in object where !key.hasPrefix("_") {
+        kept[key] = value.removingUnderscoredKeys()
+      }
+      return .object(kept)
+    case .array(let array):
+      guard array.contains(where: \.hasNested) else { return self }
+      return .array(array.map { $0.removingUnderscoredKeys() })
+    case .null, .bool, .int, .double, .string:
+      return self
+    }
+  }
+
+  /// Whether this is an object or an array, which may hold `_` properties.
+  private var hasNested: Bool {
+    switch self {
+    case .object, .array: true
+    case .null, .bool, .int, .double, .string: false
+    }
+  }
+
   /// Whether the dotted path names something now, or may later: it goes through an open
   /// container (a dictionary, a `StateValue`), a `nil` optional, or an array (which may grow).
   /// A missing property of a struct, or a step into a number or a string, never will.

@@ -68,6 +68,10 @@ public final class InMemoryStorage: PersistenceStorage, @unchecked Sendable {
   }
 }
 
+extension InMemoryStorage: EnvelopeStorage {
+  package func storedBytes(_ key: String) throws -> Data? { bytes(key) }
+}
+
 extension PersistenceKey {
   /// A key in memory (for tests): see ``InMemoryStorage``.
   public static func inMemory(_ name: String, _ storage: InMemoryStorage) -> PersistenceKey {

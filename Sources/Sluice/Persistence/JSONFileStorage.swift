@@ -12,7 +12,7 @@ import Foundation
 /// each write goes to a temporary file in the same directory, is flushed to disk (`fsync`),
 /// then renamed over the old file, and the directory is flushed too. A crash leaves either
 /// the old file or the new one, never half of one.
-public struct JSONFileStorage: PersistenceStorage {
+public struct JSONFileStorage: PersistenceStorage, EnvelopeStorage {
   /// The folder holding the files; made on the first write when missing.
   public let directory: URL
 
@@ -27,10 +27,14 @@ public struct JSONFileStorage: PersistenceStorage {
   }
 
   public func read(_ key: String) throws -> PersistedRecord? {
+    guard let bytes = try storedBytes(key) else { return nil }
+    return try RecordEnvelope.decode(bytes, key: key)
+  }
+
+  package func storedBytes(_ key: String) throws -> Data? {
     let url = fileURL(for: key)
     guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-    let bytes = try Data(contentsOf: url)
-    return try RecordEnvelope.decode(bytes, key: key)
+    return try Data(contentsOf: url)
   }
 
   public func write(_ records: [PersistedRecord]) throws {

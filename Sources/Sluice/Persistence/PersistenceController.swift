@@ -440,18 +440,18 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     } catch {
       let error = PersistenceError.corrupt(
         key: fullKey, bytes: record.data, reason: "the data is not JSON: \(error)")
-      return (nil, discard(record.data, error: error, key: key))
+      return (nil, discard(record, error: error, key: key))
     }
     for from in record.version..<key.version {
       guard let step = key.migrations.steps[from] else {
         let error = PersistenceError.missingMigration(key: fullKey, from: from, to: from + 1)
-        return (nil, discard(record.data, error: error, key: key))
+        return (nil, discard(record, error: error, key: key))
       }
       do {
         try step(&json)
       } catch {
         let error = PersistenceError.migrationFailed(key: fullKey, from: from, underlying: error)
-        return (nil, discard(record.data, error: error, key: key))
+        return (nil, discard(record, error: error, key: key))
       }
     }
     do {
@@ -464,8 +464,18 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     } catch {
       let error = PersistenceError.undecodable(
         key: fullKey, version: record.version, underlying: error)
-      return (nil, discard(record.data, error: error, key: key))
+      return (nil, discard(record, error: error, key: key))
     }
+  }
+
+  /// Keeps a stored record that cannot be used under a quarantine key: whole, as stored (with
+  /// its envelope's version and timestamp on the backends that store envelopes), so that
+  /// nothing of it is lost.
+  private static func discard(
+    _ record: PersistedRecord, error: PersistenceError, key: PersistenceKey<State>
+  ) -> RestoreOutcome {
+    let stored = (key.storage as? any EnvelopeStorage).flatMap { try? $0.storedBytes(record.key) }
+    return discard(stored ?? record.data, error: error, key: key)
   }
 
   /// Keeps bad bytes under a quarantine key.

@@ -50,6 +50,14 @@ extension PersistenceStorage {
   public func synchronize() throws {}
 }
 
+/// A backend that stores each record as the bytes of its envelope (``RecordEnvelope``): a
+/// record that cannot be used is quarantined as it is stored, envelope included, not only its
+/// state's bytes.
+package protocol EnvelopeStorage: PersistenceStorage {
+  /// The bytes under `key`, exactly as stored; `nil` when there are none.
+  func storedBytes(_ key: String) throws -> Data?
+}
+
 /// The key a quarantined record is kept under: `"<key>.quarantine.<milliseconds>"`, plus a
 /// counter when that is taken.
 package func quarantineKey(

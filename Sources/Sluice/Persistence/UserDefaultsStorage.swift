@@ -8,7 +8,7 @@ import Foundation
 /// calls. Two processes writing the same suite lose each other's keys: each rewrites the whole
 /// file from its own copy. Give each process its own suite, or use the SQLite or JSON-file
 /// backends, which write one record at a time.
-public final class UserDefaultsStorage: PersistenceStorage, @unchecked Sendable {
+public final class UserDefaultsStorage: PersistenceStorage, EnvelopeStorage, @unchecked Sendable {
   // @unchecked Sendable: `UserDefaults` is thread-safe.
   /// The defaults written to.
   public let defaults: UserDefaults
@@ -34,6 +34,8 @@ public final class UserDefaultsStorage: PersistenceStorage, @unchecked Sendable 
     }
     return try RecordEnvelope.decode(bytes, key: key)
   }
+
+  package func storedBytes(_ key: String) throws -> Data? { defaults.data(forKey: key) }
 
   public func write(_ records: [PersistedRecord]) throws {
     for record in records {

@@ -66,18 +66,15 @@ import Testing
     #expect(tree[path: "byName.two"] == 2)
   }
 
-  @Test func underscoredKeysAreKeptByDefaultAndSkippedOnRequestAtEveryDepth() throws {
+  @Test func underscoredKeysAreKeptAtEveryDepthAndLeftOutOnlyForComparing() throws {
     let full = try StateValueEncoder().encode(Branch())
     #expect(full["_internal"] == 7)
     #expect(full[path: "leaf._secret"] == "hidden")
-    var encoder = StateValueEncoder()
-    encoder.skipsUnderscoredKeys = true
-    let skipped = try encoder.encode(Branch())
-    #expect(skipped.objectValue?.keys.contains("_internal") == false)
-    #expect(skipped["leaf"].objectValue?.keys.sorted() == ["name", "weight"])
-    #expect(skipped[path: "leaves.0"].objectValue?.keys.sorted() == ["name", "weight"])
-    #expect(skipped[path: "leaf.name"] == "leaf")
-    #expect(StateValueEncoder(skipsUnderscoredKeys: true).skipsUnderscoredKeys)
+    let compared = full.removingUnderscoredKeys()
+    #expect(compared.objectValue?.keys.contains("_internal") == false)
+    #expect(compared["leaf"].objectValue?.keys.sorted() == ["name", "weight"])
+    #expect(compared[path: "leaves.0"].objectValue?.keys.sorted() == ["name", "weight"])
+    #expect(compared[path: "leaf.name"] == "leaf")
   }
 
   @Test func primitivesAtTheTopLevelBecomeTheirCase() throws {

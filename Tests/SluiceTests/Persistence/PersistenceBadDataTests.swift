@@ -90,6 +90,26 @@ private func expectDiscarded(
     }
   }
 
+  @Test func aFileWhoseStateNoLongerDecodesIsQuarantinedWholeAsStored() async throws {
+    try await withPstFolder { folder in
+      // Written by hand, as another version of the app might: spacing and field order differ
+      // from what Sluice writes, and the schema version is old.
+      let stored = Data(
+        """
+        {"updatedAt": 1700000000.25, "version": 1, "key": "\(key)",
+         "state": {"count": 3}}
+        """.utf8)
+      try stored.write(to: folder.appendingPathComponent("\(key).json"))
+      let store = counterStore(.jsonFile("counter", in: folder).version(2))
+      let quarantineKey = try #require(
+        expectDiscarded(store) {
+          if case .missingMigration(_, 1, 2) = $0 { true } else { false }
+        })
+      #expect(
+        try Data(contentsOf: folder.appendingPathComponent("\(quarantineKey).json")) == stored)
+    }
+  }
+
   @Test func anEmptyFileIsQuarantined() async throws {
     try await withPstFolder { folder in
       try Data().write(to: folder.appendingPathComponent("\(key).json"))
@@ -154,15 +174,21 @@ private func expectDiscarded(
     // Flask crashed on launch here. The record has `count` where the state now has `value`.
     let storage = InMemoryStorage()
     try storage.write([pstRecord(key, version: 1, json: #"{"count":3,"label":"old"}"#)])
+    let stored = try #require(storage.bytes(key))
     let store = counterStore(.inMemory("counter", storage))
     let quarantineKey = try #require(expectDiscarded(store) { $0.pstIsUndecodable })
     if case .undecodable(let errorKey, let version, _)? = store.persistence?.lastError {
       #expect(errorKey == key)
       #expect(version == 1)
     }
+    // The whole record, as stored: its envelope (key, schema version, time) and its state.
+    #expect(storage.bytes(quarantineKey) == stored)
     let kept = try #require(pstObject(storage.bytes(quarantineKey)))
-    #expect((kept["count"] as? NSNumber)?.intValue == 3)
-    #expect(kept["label"] as? String == "old")
+    #expect((kept["version"] as? NSNumber)?.intValue == 1)
+    #expect(kept["updatedAt"] is NSNumber)
+    let state = try #require(kept["state"] as? [String: Any])
+    #expect((state["count"] as? NSNumber)?.intValue == 3)
+    #expect(state["label"] as? String == "old")
   }
 
   @Test func aWrongTypeInTheDataIsQuarantined() async throws {
@@ -175,13 +201,18 @@ private func expectDiscarded(
   @Test func aMissingMigrationStepIsQuarantined() async throws {
     let storage = InMemoryStorage()
     try storage.write([pstRecord(key, version: 1, json: #"{"amount":3}"#)])
+    let stored = try #require(storage.bytes(key))
     let onlyFromTwo = PersistenceMigrations().from(2) { state in state["label"] = "migrated" }
     let store = counterStore(.inMemory("counter", storage).version(3, migrations: onlyFromTwo))
     let quarantineKey = try #require(
       expectDiscarded(store) {
         if case .missingMigration(_, 1, 2) = $0 { true } else { false }
       })
-    #expect(storage.bytes(quarantineKey).flatMap(pstObject)?["amount"] as? Int == 3)
+    // As stored, old schema version included, not migrated.
+    #expect(storage.bytes(quarantineKey) == stored)
+    let kept = try #require(storage.bytes(quarantineKey).flatMap(pstObject))
+    #expect((kept["version"] as? NSNumber)?.intValue == 1)
+    #expect((kept["state"] as? [String: Any])?["amount"] as? Int == 3)
   }
 
   @Test func aMigrationThatThrowsIsQuarantined() async throws {

@@ -133,6 +133,35 @@ import Testing
     subscription.cancel()
   }
 
+  /// Flask §1.10.7: the parent of a `_` property decodes from its change, `_` properties and
+  /// all, old and new; a step that changed only `_` properties is still no change.
+  @Test func theParentOfAnUnderscoredPropertyDecodesWithItsUnderscoredProperties() {
+    let store = Self.store()
+    let heard = Recorder<String>()
+    let subscription = store.react { reaction in
+      reaction.on("inner") { change in
+        let old = change.old(as: Inner.self)
+        let new = change.new(as: Inner.self)
+        heard.append(
+          "inner \(old.map { "\($0.foo)/\($0._cache)" } ?? "nil") -> "
+            + "\(new.map { "\($0.foo)/\($0._cache)" } ?? "nil")")
+      }
+      reaction.on("items.0") { change in
+        heard.append("item \(change.new(as: Item.self).map { "\($0.name)/\($0._draft)" } ?? "nil")")
+      }
+    }
+    store.dispatch(Mutate { $0.inner._cache = 7 })  // only `_`: no change
+    store.dispatch(Mutate { $0.inner.foo = 2 })
+    store.dispatch(
+      Mutate { state in
+        state.items[0].name = "first"
+        state.items[0]._draft = "typing"
+      })
+    #expect(heard.values == ["inner 1/7 -> 2/7", "item first/typing"])
+    #expect(store.state.inner == Inner(foo: 2, maybe: nil, _cache: 7))
+    subscription.cancel()
+  }
+
   @Test func aDottedPathChangeCarriesItsPathAndStore() {
     let store = Self.store()
     let heard = Recorder<String>()
