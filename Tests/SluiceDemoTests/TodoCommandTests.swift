@@ -80,7 +80,7 @@ struct TodoCommandTests {
 
   @Test(
     "an id that is not a positive number says what ids are",
-    arguments: [["-1"], ["0"], ["-7", "--in-memory"], ["1", "2"]])
+    arguments: [["-1"], ["0"], ["-7", "--in-memory"], ["1", "2"], ["--in-memory", "--", "-1"]])
   func anIdThatIsNotAPositiveNumberSaysWhatIdsAre(words: [String]) async throws {
     let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
     let run = try await DemoProcess.run(["todo", "done"] + words, in: folder.url)
@@ -98,6 +98,13 @@ struct TodoCommandTests {
     #expect(add.status == 0)
     #expect(add.output.contains("Kept in memory only: nothing was written."))
     #expect(!FileManager.default.fileExists(atPath: folder.path(".sluice")))
+  }
+
+  @Test func anIdAfterTheEndOfTheOptionsIsAnId() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(["todo", "done", "--in-memory", "--", "1"], in: folder.url)
+    #expect(run.status == 1, "\(run.errors)")
+    #expect(run.errors.contains("there is no todo #1: the list is empty."), "\(run.errors)")
   }
 
   @Test func anUnknownIdIsAnErrorAndChangesNothing() async throws {

@@ -72,11 +72,15 @@ struct TodoCommand: AsyncParsableCommand {
     var words: [String] = []
     @OptionGroup var options: TodoOptions
 
+    /// The words given for the id, without the `--` that ends the options.
+    private var given: [String] { words.filter { $0 != "--" } }
+
     /// The id, once `validate()` accepted the words.
-    var id: Int { words.first.flatMap { Int($0) } ?? 0 }
+    var id: Int { given.first.flatMap { Int($0) } ?? 0 }
 
     func validate() throws {
       let what = "a positive number as `todo list` shows it"
+      let words = given
       guard let word = words.first else {
         throw ValidationError("todo done needs the id of a todo, \(what): todo done 1.")
       }
