@@ -15,6 +15,8 @@ import Sluice
 public final class SQLiteLogEngine: SharedSnapshotEngine {
   // Sendable: immutable.
   private let file: SQLiteFile
+  /// What the polling of ``waitForEntries(after:timeout:)`` waits on.
+  private let clock: any Clock<Duration>
 
   /// The database file.
   public var path: String { file.path }
@@ -27,12 +29,20 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   /// (a file without the log's tables reads as an empty log, and appends throw
   /// ``SQLiteStorageError/Kind/readOnly``).
   ///
+  /// - Parameters:
+  ///   - path: The database file.
+  ///   - mode: Read-write (the default) or read-only.
+  ///   - busyTimeout: How long an open or an append waits for a file another process holds.
+  ///   - clock: What the pauses and the timeout of ``waitForEntries(after:timeout:)`` are
+  ///     measured on; the continuous clock by default. Tests pass a test clock.
   /// - Throws: ``SQLiteStorageError`` (``SQLiteStorageError/Kind/busy``) when another process
   ///   holds the file for longer than `busyTimeout`, or GRDB's `DatabaseError` when the file
   ///   cannot be opened (a missing folder, a file that is not a database).
   public init(
-    path: String, mode: SQLiteStorage.Mode = .readWrite, busyTimeout: Duration = .seconds(5)
+    path: String, mode: SQLiteStorage.Mode = .readWrite, busyTimeout: Duration = .seconds(5),
+    clock: any Clock<Duration> = ContinuousClock()
   ) throws {
+    self.clock = clock
     // An acknowledged append survives a power loss, not only a crash (`synchronous = FULL`).
     file = try SQLiteFile(
       path: path, mode: mode, busyTimeout: busyTimeout, migrator: Self.migrator,
@@ -128,13 +138,12 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   /// process's append is seen within about 16 ms, and an idle wait costs about 60 reads a
   /// second.
   public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
+    let left = clock.countdown(timeout)
     var pause = Duration.milliseconds(1)
     while try await head() <= sequence {
-      let now = clock.now
-      guard now < deadline else { return }
-      try await Task.sleep(for: min(pause, now.duration(to: deadline)))
+      let remaining = left()
+      guard remaining > .zero else { return }
+      try await clock.sleep(for: min(pause, remaining))
       pause = min(pause * 2, Self.longestPoll)
     }
   }
@@ -171,5 +180,13 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   /// A number as SQLite stores it (a signed 64-bit integer).
   private static func column(_ number: UInt64) throws -> Int64 {
     try SQLiteFile.column(number, "use the shared log")
+  }
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// The time left until `timeout` from now on this clock, zero once it passed.
+  fileprivate func countdown(_ timeout: Duration) -> @Sendable () -> Duration {
+    let deadline = now.advanced(by: timeout)
+    return { Swift.max(.zero, self.now.duration(to: deadline)) }
   }
 }

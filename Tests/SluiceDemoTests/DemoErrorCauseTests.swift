@@ -67,4 +67,47 @@ struct DemoErrorCauseTests {
     #expect(words == cause)
     for raw in ["SQLite error", "Code=", "Domain"] { #expect(!words.contains(raw)) }
   }
+
+  @Test(
+    "a file another program holds says so and to try again; SQLite's text is a detail line",
+    arguments: [
+      Sluice.PersistenceError.storage(
+        key: "todo.todos", operation: "write",
+        underlying: SQLiteStorageError(
+          .busy, path: "/tmp/todos.sqlite", operation: "append to the shared log",
+          busyTimeout: .seconds(5),
+          underlying: DatabaseError(
+            resultCode: .SQLITE_BUSY, message: "database is locked",
+            sql: "BEGIN IMMEDIATE TRANSACTION"))),
+      SQLiteStorageError(
+        .busy, path: "/tmp/todos.sqlite", operation: "open", busyTimeout: .seconds(10),
+        underlying: DatabaseError(
+          resultCode: .SQLITE_BUSY, message: "database is locked",
+          sql: "BEGIN IMMEDIATE TRANSACTION")),
+      DatabaseError(resultCode: .SQLITE_BUSY, message: "database is locked"),
+    ] as [any Error])
+  func aFileHeldByAnotherProgramSaysSoAndToTryAgain(error: any Error) {
+    let path = "/tmp/todos.sqlite"
+    let message = DemoError.onStore(error, at: path) {
+      .cannotOpenStore(path: path, reason: $0)
+    }.description
+    let lines = message.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2, "\(message)")
+    let sentence = lines.first ?? ""
+    #expect(sentence.hasPrefix("another program is using the store file \(path)"), "\(sentence)")
+    #expect(sentence.contains("Try again"), "\(sentence)")
+    for raw in ["SQLite error", "BEGIN", "database is locked", "Choose another file"] {
+      #expect(!sentence.contains(raw), "\(sentence)")
+    }
+    #expect(lines.last?.hasPrefix("Detail: ") == true)
+    #expect(lines.last?.contains("database is locked") == true, "\(message)")
+  }
+
+  @Test func anotherErrorOnTheStoreKeepsItsSentence() {
+    let path = "/tmp/todos.sqlite"
+    let message = DemoError.onStore(DatabaseError(resultCode: .SQLITE_NOTADB), at: path) {
+      .cannotOpenStore(path: path, reason: $0)
+    }.description
+    #expect(message.hasPrefix("cannot open the store at \(path): the file is not an SQLite"))
+  }
 }

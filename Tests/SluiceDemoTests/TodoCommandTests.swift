@@ -62,6 +62,33 @@ struct TodoCommandTests {
     let list = try await DemoProcess.run(["todo", "list"], in: folder.url)
     #expect(list.output.contains("#1 [ ] Mine"))
     #expect(!list.output.contains("Water the plants"))
+    #expect(list.output.contains("a separate list: sluice-demo shows them"), "\(list.output)")
+  }
+
+  @Test func anEmptyListAfterTheTourSaysTheToursTodosAreASeparateList() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let tour = try await DemoProcess.run(TourTests.fast, in: folder.url)
+    #expect(tour.status == 0, "\(tour.errors)")
+    #expect(tour.output.contains("keep a list of your own, apart from the tour's"))
+    let list = try await DemoProcess.run(["todo", "list"], in: folder.url)
+    #expect(list.status == 0, "\(list.errors)")
+    #expect(list.output.contains("No todos in ./.sluice/demo.sqlite."), "\(list.output)")
+    #expect(
+      list.output.contains("The tour's 6 todos are a separate list: sluice-demo shows them"),
+      "\(list.output)")
+  }
+
+  @Test(
+    "an id that is not a positive number says what ids are",
+    arguments: [["-1"], ["0"], ["-7", "--in-memory"], ["1", "2"], ["--in-memory", "--", "-1"]])
+  func anIdThatIsNotAPositiveNumberSaysWhatIdsAre(words: [String]) async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(["todo", "done"] + words, in: folder.url)
+    #expect(run.status == 64, "\(words): \(run.status) \(run.errors)")
+    #expect(!run.errors.contains("Missing expected argument"), "\(run.errors)")
+    #expect(run.errors.contains("positive number"), "\(run.errors)")
+    #expect(run.errors.contains("Usage: "), "\(run.errors)")
+    #expect(!FileManager.default.fileExists(atPath: folder.path(".sluice")))
   }
 
   @Test func inMemoryTodosAreNotWritten() async throws {
@@ -71,6 +98,13 @@ struct TodoCommandTests {
     #expect(add.status == 0)
     #expect(add.output.contains("Kept in memory only: nothing was written."))
     #expect(!FileManager.default.fileExists(atPath: folder.path(".sluice")))
+  }
+
+  @Test func anIdAfterTheEndOfTheOptionsIsAnId() async throws {
+    let folder = try TemporaryFolder(prefix: "sluice-demo-tests")
+    let run = try await DemoProcess.run(["todo", "done", "--in-memory", "--", "1"], in: folder.url)
+    #expect(run.status == 1, "\(run.errors)")
+    #expect(run.errors.contains("there is no todo #1: the list is empty."), "\(run.errors)")
   }
 
   @Test func anUnknownIdIsAnErrorAndChangesNothing() async throws {
@@ -92,7 +126,8 @@ struct TodoCommandTests {
     "bad arguments are refused with a usage message",
     arguments: [
       ["frobnicate"], ["todo", "frobnicate"], ["todo", "add"], ["todo", "add", "  "],
-      ["todo", "done", "first"], ["todo", "list", "--store", "x.sqlite", "--in-memory"],
+      ["todo", "done", "first"], ["todo", "done"], ["todo", "done", "-1"],
+      ["todo", "list", "--store", "x.sqlite", "--in-memory"],
       ["todo", "list", "--store", ""], ["--no-such-flag"],
     ])
   func badArgumentsAreRefused(arguments: [String]) async throws {

@@ -183,7 +183,7 @@ enum SqlCrashProbe {
       let stderr = { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
 
       // Wait for the probe to restore and complete a first flush, then let it run.
-      let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+      let deadline = ContinuousClock.now.advanced(by: .seconds(60))
       while true {
         let contents = SqlFlushLog.read(log)
         if contents.starts > startsBefore, contents.flushesSinceStart > 0 { break }
@@ -241,7 +241,7 @@ enum SqlCrashProbe {
 
   /// Waits for a killed process to be reaped, polling off the cooperative pool's threads.
   static func waitForExit(_ process: Process) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
     while process.isRunning, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(1))
     }

@@ -89,9 +89,54 @@ func sqlPersistenceErrors<State>(_ store: Store<State>) -> [PersistenceError] {
   store.errors.recent.compactMap { $0.error as? PersistenceError }
 }
 
-/// Waits (without blocking a thread) until `condition` holds or `timeout` passes.
+/// A storage that tells each write it passes on to an ``SQLiteStorage``: the event a test of
+/// the coalescing waits for, instead of looking at the file until a deadline.
+final class SqlWriteSignal: PersistenceStorage {
+  // Sendable: immutable; `SQLiteStorage` and the continuation are Sendable.
+  let database: SQLiteStorage
+  /// Every write that reached the file, in order.
+  let writes: AsyncStream<[PersistedRecord]>
+  private let continuation: AsyncStream<[PersistedRecord]>.Continuation
+
+  init(_ database: SQLiteStorage) {
+    self.database = database
+    (writes, continuation) = AsyncStream.makeStream()
+  }
+
+  func read(_ key: String) throws -> PersistedRecord? { try database.read(key) }
+
+  func write(_ records: [PersistedRecord]) throws {
+    try database.write(records)
+    continuation.yield(records)
+  }
+
+  func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
+    try database.quarantine(bytes, of: key, reason: reason)
+  }
+}
+
+/// The first element of `stream`, or `nil` when the stream ends first, or when none came
+/// within a minute: a hang guard, whose expiry means a deadlock, not a slow machine.
+func sqlFirst<Element: Sendable>(of stream: AsyncStream<Element>) async -> Element? {
+  await withTaskGroup(of: Element?.self) { group in
+    group.addTask {
+      var iterator = stream.makeAsyncIterator()
+      return await iterator.next()
+    }
+    group.addTask {
+      try? await Task.sleep(for: .seconds(60))
+      return nil
+    }
+    let first = await group.next() ?? nil
+    group.cancelAll()
+    return first
+  }
+}
+
+/// Waits (without blocking a thread) until `condition` holds or `timeout` passes: a hang guard
+/// of a minute by default, whose expiry means a deadlock, not a slow machine.
 func sqlEventually(
-  timeout: Duration = .seconds(10), _ condition: () throws -> Bool
+  timeout: Duration = .seconds(60), _ condition: () throws -> Bool
 ) async rethrows -> Bool {
   let deadline = ContinuousClock.now.advanced(by: timeout)
   while ContinuousClock.now < deadline {

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Sluice
 import SluiceSQLite
@@ -74,21 +75,44 @@ import Testing
     }
   }
 
-  @Test func aWaitEndsWhenAnotherConnectionAppendsOrAtItsTimeout() async throws {
+  @Test func aWaitEndsAtItsTimeoutOnTheEnginesClock() async throws {
+    let folder = try TemporaryFolder()
+    defer { folder.remove() }
+    // An immediate clock: every pause of the polling passes at once, and adds up on the clock.
+    let clock = ImmediateClock()
+    let reader = try SQLiteLogEngine(path: folder.path("log.sqlite"), clock: clock)
+    let start = clock.now
+    try await reader.waitForEntries(after: 0, timeout: .milliseconds(50))
+    #expect(start.duration(to: clock.now) == .milliseconds(50))
+    #expect(try await reader.head() == 0)
+  }
+
+  @Test func aWaitEndsWhenAnotherConnectionAppends() async throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let path = folder.path("log.sqlite")
     let reader = try SQLiteLogEngine(path: path)
     let writer = try SQLiteLogEngine(path: path)
-    let clock = ContinuousClock()
-    let idle = try await clock.measure {
-      try await reader.waitForEntries(after: 0, timeout: .milliseconds(50))
+    let woken = Task { () -> Bool in
+      // The timeout is far beyond the hang guard below: only the append can end the wait
+      // before it.
+      try await reader.waitForEntries(after: 0, timeout: .seconds(3_600))
+      return true
     }
-    #expect(idle >= .milliseconds(50))
-    let waiter = Task { try await reader.waitForEntries(after: 0, timeout: .seconds(30)) }
     _ = try await writer.append([Self.record("w", 1)])
-    let woken = try await clock.measure { try await waiter.value }
-    #expect(woken < .seconds(10))
+    let guarded = await withTaskGroup(of: Bool.self) { group in
+      group.addTask { (try? await woken.value) ?? false }
+      group.addTask {
+        // A hang guard: its expiry means the append never ended the wait.
+        try? await Task.sleep(for: .seconds(60))
+        woken.cancel()
+        return false
+      }
+      let first = await group.next() ?? false
+      group.cancelAll()
+      return first
+    }
+    #expect(guarded, "the append ended the wait")
     #expect(try await reader.head() == 1)
   }
 

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Sluice
 import SluiceSQLite
@@ -147,18 +148,28 @@ import Testing
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
     defer { folder.remove() }
     let path = folder.path("coalesced.sqlite")
-    let database = try SQLiteStorage(path: path)
+    let database = SqlWriteSignal(try SQLiteStorage(path: path))
     let observer = try SQLiteStorage(path: path)
+    // The windows are measured on a test clock: the write is due once the clock says so,
+    // however slowly the machine runs.
+    let clock = TestClock()
     let store = sqlCounterStore(
-      .sqlite("counter", in: database)
-        .saving(.coalesced(debounce: .milliseconds(10), maxDelay: .milliseconds(50))))
+      PersistenceKey("counter", storage: database)
+        .saving(.coalesced(debounce: .milliseconds(10), maxDelay: .milliseconds(50)))
+        .clock(clock))
     for _ in 0..<7 { store.dispatch(SqlIncrement()) }
-    let saved = try await sqlEventually {
-      guard let record = try observer.read("sluice.counter") else { return false }
-      return try JSONDecoder().decode(SqlCounter.self, from: record.data).value == 7
-    }
-    #expect(saved, "the debounce elapsed: the state must reach the file without a flush")
-    #expect(await sqlEventually { store.persistence?.hasPendingChanges == false })
+    #expect(store.persistence?.hasPendingChanges == true)
+    await clock.advance(by: .milliseconds(10))
+    let written = try #require(
+      await sqlFirst(of: database.writes),
+      "the debounce elapsed: the state must reach the file without a flush")
+    #expect(written.map(\.key) == ["sluice.counter"])
+    let record = try #require(try observer.read("sluice.counter"))
+    #expect(try JSONDecoder().decode(SqlCounter.self, from: record.data).value == 7)
+    #expect(store.persistence?.hasPendingChanges == false)
+    // The flush queues behind the write and has nothing left to write.
+    try await store.persistence?.flush()
+    #expect(store.persistence?.writeCount == 1)
   }
 
   @Test func flushIsDurableForAnotherConnection() async throws {

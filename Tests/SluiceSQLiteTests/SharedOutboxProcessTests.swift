@@ -85,7 +85,7 @@ import Testing
       let run = try Self.start(
         node: node, count: 400, probe: probe, log: log, outbox: outbox, folder: folder)
       // The kill falls somewhere in the run: while it dispatches, keeps, appends, or forgets.
-      _ = await run.wait(timeout: .seconds(30)) { $0.hasPrefix("durable ") }
+      _ = await run.wait(timeout: .seconds(60)) { $0.hasPrefix("durable ") }
       try await Task.sleep(for: .milliseconds(Int.random(in: 0...80)))
       await run.kill()
       let durable = run.highest("durable")

@@ -6,9 +6,16 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
   private var snapshots: [UInt64: SharedSnapshot] = [:]
   private var numbers: [String: [UInt64: UInt64]] = [:]
   private var waiters: [(after: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+  /// What the timeout of ``waitForEntries(after:timeout:)`` is measured on.
+  private let clock: any Clock<Duration>
 
   /// An empty log.
-  public init() {}
+  ///
+  /// - Parameter clock: What the timeout of ``waitForEntries(after:timeout:)`` is measured on;
+  ///   the continuous clock by default. Tests pass a test clock.
+  public init(clock: any Clock<Duration> = ContinuousClock()) {
+    self.clock = clock
+  }
 
   public func append(_ records: [SharedLogRecord]) -> [UInt64] {
     var result: [UInt64] = []
@@ -50,7 +57,7 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
   public func waitForEntries(after sequence: UInt64, timeout: Duration) async {
     guard UInt64(log.count) <= sequence else { return }
     await withTaskGroup(of: Void.self) { group in
-      group.addTask { try? await Task.sleep(for: timeout) }
+      group.addTask { [clock] in try? await clock.sleep(for: timeout) }
       group.addTask { await self.waitForAppend(after: sequence) }
       await group.next()
       group.cancelAll()
@@ -60,7 +67,9 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
 
   private func waitForAppend(after sequence: UInt64) async {
     await withCheckedContinuation { continuation in
-      if UInt64(log.count) > sequence {
+      // A wait whose timeout came first is cancelled before `wakeAll(after:)`, on this actor: a
+      // waiter that gets here after that must not stay, or the wait would last until an append.
+      if UInt64(log.count) > sequence || Task.isCancelled {
         continuation.resume()
       } else {
         waiters.append((sequence, continuation))

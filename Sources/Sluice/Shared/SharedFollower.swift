@@ -15,6 +15,8 @@ struct SharedFollower: Sendable {
   let lane: Lane
   let parts: [String: SharedPart]
   let interval: UInt64
+  /// What the pause before a retry waits on (the lane's clock).
+  let clock: any Clock<Duration>
 
   /// The most entries a node applies in one step of its lane.
   static var batchLimit: Int { 1_024 }
@@ -95,7 +97,7 @@ struct SharedFollower: Sendable {
         if Task.isCancelled { return }
         if failures == 0 { outbox.report(error, action: nil) }
         failures += 1
-        try? await Task.sleep(for: SharedLane.pause(after: failures))
+        try? await clock.sleep(for: SharedLane.pause(after: failures))
       }
     }
   }

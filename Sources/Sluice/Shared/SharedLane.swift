@@ -45,6 +45,8 @@ public final class SharedLane: Sendable {
   let progress: SharedProgress
   private let tasks = Guarded<[Task<Void, Never>]>([])
   private let parts = Guarded<[String: SharedPart]>([:])
+  /// What the retries after a failure of the engine or the outbox store wait on.
+  let clock: any Clock<Duration>
   /// How many entries apart the node checks or saves snapshots.
   public let snapshotInterval: UInt64
 
@@ -65,12 +67,14 @@ public final class SharedLane: Sendable {
   ///     stores were shared with ``share(_:as:)``; 0 for never (the node still starts from
   ///     the newest snapshot: a reader that must not write uses 0).
   ///   - reporter: Receives the issues of the dispatcher and its stores.
+  ///   - clock: What the pauses before a retry (after the engine or the outbox store failed)
+  ///     are measured on; the continuous clock by default. Tests pass a test clock.
   /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
   public init(
     engine: some SharedLogEngine, actions: SharedActions, node: String = UUID().uuidString,
     outbox: (any SharedOutboxStore)? = nil, label: String = "sluice.shared",
     snapshotInterval: UInt64 = 1_000,
-    reporter: IssueReporter? = nil
+    reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
     guard actions.conflicts.isEmpty else {
       throw SharedLaneError(.conflictingRegistrations(actions.conflicts))
@@ -78,6 +82,7 @@ public final class SharedLane: Sendable {
     self.engine = engine
     self.node = node
     self.snapshotInterval = snapshotInterval
+    self.clock = clock
     outboxStore = outbox
     progress = SharedProgress()
     self.outbox = SharedOutbox(node: node, actions: actions, progress: progress)
@@ -110,7 +115,7 @@ public final class SharedLane: Sendable {
     let head = try await engine.head()
     let follower = SharedFollower(
       engine: engine, outbox: outbox, progress: progress, lane: dispatcher.lane,
-      parts: parts.withLock { $0 }, interval: snapshotInterval)
+      parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
     let (start, origins) = try await follower.restoreLatest()
     let started = tasks.withLock { tasks -> Bool in
       guard tasks.isEmpty else { return false }
@@ -127,8 +132,8 @@ public final class SharedLane: Sendable {
     tasks.withLock { tasks in
       if !tasks.isEmpty {
         tasks.append(
-          Task { [engine, outbox, outboxStore] in
-            await Self.append(engine, outbox, outboxStore)
+          Task { [engine, outbox, outboxStore, clock] in
+            await Self.append(engine, outbox, outboxStore, clock)
           })
       }
     }
@@ -215,7 +220,8 @@ public final class SharedLane: Sendable {
   /// Appends every batch the outbox has, retrying after a failure with a growing pause. With an
   /// outbox store, each batch is kept there first and forgotten once appended.
   private static func append(
-    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ store: (any SharedOutboxStore)?
+    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ store: (any SharedOutboxStore)?,
+    _ clock: any Clock<Duration>
   ) async {
     var failures = 0
     var storeFailing = false
@@ -234,10 +240,11 @@ public final class SharedLane: Sendable {
         if failures == 0 { outbox.report(error, action: batch.first?.action) }
         failures += 1
         // Until the retry, what is dispatched meanwhile is kept as it comes.
-        let clock = ContinuousClock()
-        let retry = clock.now.advanced(by: pause(after: failures))
-        while !Task.isCancelled, clock.now < retry {
-          try? await Task.sleep(for: min(.milliseconds(10), clock.now.duration(to: retry)))
+        var left = pause(after: failures)
+        while !Task.isCancelled, left > .zero {
+          let step = min(.milliseconds(10), left)
+          try? await clock.sleep(for: step)
+          left -= step
           if let store { await keep(outbox, in: store, failing: &storeFailing) }
         }
       }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Sluice
+import SluiceSQLite
 
 #if canImport(Glibc)
   import Glibc
@@ -11,6 +12,40 @@ import Sluice
 #endif
 
 extension DemoError {
+  /// The error for a failure on the store file at `path`: ``storeBusy(path:waited:detail:)``
+  /// when another program held the file, so that the sentence says so and SQLite's own text
+  /// goes to the detail line; otherwise `other` with the cause in words.
+  ///
+  /// ```swift
+  /// throw DemoError.onStore(error, at: path) { .cannotOpenStore(path: path, reason: $0) }
+  /// ```
+  static func onStore(
+    _ error: any Error, at path: String?, place: String? = nil,
+    otherwise other: (String) -> DemoError
+  ) -> DemoError {
+    if let (waited, detail) = busy(error) {
+      return .storeBusy(path: place ?? path ?? "memory", waited: waited, detail: detail)
+    }
+    return other(cause(of: error, at: path))
+  }
+
+  /// How long the storage waited and SQLite's text, when `error` says that another connection
+  /// held the database; `nil` for another error.
+  private static func busy(_ error: any Error) -> (Duration?, String)? {
+    switch error {
+    case let error as Sluice.PersistenceError:
+      if case .storage(_, _, let underlying) = error { return busy(underlying) }
+      return nil
+    case let error as SQLiteStorageError where error.kind == .busy:
+      return (error.busyTimeout, error.underlying.map { "\($0)" } ?? "\(error)")
+    case let error as DatabaseError
+    where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED:
+      return (nil, "\(error)")
+    default:
+      return nil
+    }
+  }
+
   /// Why `error` happened, as words a user can act on: SQLite result codes (GRDB's
   /// `DatabaseError`) and file-system errors (Cocoa and POSIX) become phrases such as "the file
   /// is not an SQLite database", "permission denied" or "the disk is full", never

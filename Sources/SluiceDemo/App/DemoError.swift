@@ -9,6 +9,9 @@ enum DemoError: Error, CustomStringConvertible {
   case unknownTodo(id: Int, known: [Int])
   /// A change was made but could not be saved.
   case notSaved(path: String, reason: String)
+  /// Another program held the store file for longer than the demo waits; `detail` is SQLite's
+  /// own text, for the log.
+  case storeBusy(path: String, waited: Duration?, detail: String)
   /// The PostgreSQL database of `--postgres` could not be used (a URL that cannot be read, a
   /// server that cannot be reached, a role that may not read the log).
   case cannotUseDatabase(place: String, reason: String)
@@ -28,6 +31,11 @@ enum DemoError: Error, CustomStringConvertible {
         : "there is no todo #\(id); the ids are \(known.map { "#\($0)" }.joined(separator: ", "))."
     case .notSaved(let path, let reason):
       "the change could not be saved to \(path): \(reason)."
+    case .storeBusy(let path, let waited, let detail):
+      "another program is using the store file \(path)"
+        + (waited.map { " and kept it locked for more than \(Self.seconds($0))" } ?? "")
+        + "; nothing was written to it. Try again once that program is done with it.\n"
+        + "Detail: \(detail)"
     case .cannotUseDatabase(let place, let reason):
       "cannot use the PostgreSQL database at \(place): \(reason). Check the server and the URL "
         + "(--postgres postgres://user:password@host:port/database)."
@@ -36,5 +44,12 @@ enum DemoError: Error, CustomStringConvertible {
         + "run it with the Postgres trait: swift run --traits Postgres sluice-demo todo … "
         + "--postgres URL (the first such build also compiles SwiftNIO and postgres-nio)."
     }
+  }
+}
+
+extension DemoError {
+  /// `duration` in whole seconds, for messages: "5 s".
+  static func seconds(_ duration: Duration) -> String {
+    "\(max(1, duration.components.seconds)) s"
   }
 }

@@ -39,7 +39,7 @@ struct DemoStorage: Sendable {
     do {
       return DemoStorage(backend: try SQLiteStorage(path: path, mode: mode), path: path)
     } catch {
-      throw .cannotOpenStore(path: path, reason: DemoError.cause(of: error, at: path))
+      throw .onStore(error, at: path) { .cannotOpenStore(path: path, reason: $0) }
     }
   }
 
@@ -95,8 +95,9 @@ extension RestoreOutcome {
     case .empty, .restored, .migrated:
       return nil
     case .refused(let error), .unreadable(let error):
-      throw .storedStateUnusable(
-        what: what, path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
+      throw .onStore(error, at: storage.path, place: storage.place) {
+        .storedStateUnusable(what: what, path: storage.place, reason: $0)
+      }
     case .discarded(let error, let quarantineKey):
       return
         "the stored \(what) could not be read (\(DemoError.cause(of: error, at: storage.path))); it was set aside as "

@@ -23,6 +23,9 @@ struct TodoSession {
   let lane: SharedLane?
   /// Closes the connections to the lane's PostgreSQL database, when the list is in one.
   var closeDatabase: (@Sendable () async -> Void)?
+  /// How many todos the tour keeps in the same file: a list of its own, which `todo list`
+  /// mentions so that nobody takes it for this one.
+  var tourTodos = 0
   let terminal = Terminal()
 
   static let namespace = "todo"
@@ -44,6 +47,24 @@ struct TodoSession {
       #endif
     }
     let storage = try options.store.open(mode)
+    var session = try await open(storage, mode: mode)
+    session.tourTodos = tourTodoCount(in: storage)
+    return session
+  }
+
+  /// How many todos the tour saved in `storage`; 0 when it saved none or they cannot be read.
+  static func tourTodoCount(in storage: DemoStorage) -> Int {
+    let key: PersistenceKey<TodoList> = storage.key("todos", namespace: TodoApp.namespace)
+    guard let record = try? storage.backend.read(key.fullKey),
+      let list = try? JSONDecoder().decode(TodoList.self, from: record.data)
+    else { return 0 }
+    return list.items.count
+  }
+
+  /// Opens the list in `storage`.
+  private static func open(
+    _ storage: DemoStorage, mode: SQLiteStorage.Mode
+  ) async throws(DemoError) -> TodoSession {
     // The list a demo before the shared lane saved, checked as before: a list saved by a
     // newer version is refused and kept.
     let saved = Store(
@@ -78,7 +99,7 @@ struct TodoSession {
       }
       return TodoSession(place: storage.place, path: path, todos: todos, lane: lane)
     } catch {
-      throw .cannotOpenStore(path: path, reason: DemoError.cause(of: error, at: path))
+      throw .onStore(error, at: path) { .cannotOpenStore(path: path, reason: $0) }
     }
   }
 
@@ -112,7 +133,7 @@ struct TodoSession {
     do {
       try await lane.send(action)
     } catch {
-      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+      throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
     }
   }
 
@@ -121,10 +142,10 @@ struct TodoSession {
     do {
       try await todos.persistence?.flush()
     } catch {
-      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+      throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
     }
     if let error = todos.persistence?.lastError {
-      throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
+      throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
     }
   }
 
@@ -144,6 +165,7 @@ struct TodoSession {
     let state = todos.state
     guard !state.items.isEmpty else {
       terminal.line("No todos in \(place). Add one: sluice-demo todo add Buy milk")
+      printTourNote()
       return
     }
     terminal.line(terminal.styled("Todos in \(place):", .bold))
@@ -153,5 +175,16 @@ struct TodoSession {
       terminal.line("  #\(item.id) \(box) \(title)")
     }
     terminal.line("\(state.openCount) open, \(state.doneCount) done.")
+    printTourNote()
+  }
+
+  /// Says that the tour's todos in the same file are another list, when there are some.
+  private func printTourNote() {
+    guard tourTodos > 0 else { return }
+    let count = tourTodos == 1 ? "todo is" : "todos are"
+    let note =
+      "The tour's \(tourTodos) \(count) a separate list: sluice-demo shows them, "
+      + "and the todo commands never change them."
+    terminal.line(terminal.styled(note, .dim))
   }
 }

@@ -60,10 +60,39 @@ struct TodoCommand: AsyncParsableCommand {
   }
 
   struct Done: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mark a todo as done.")
+    static let configuration = CommandConfiguration(
+      abstract: "Mark a todo as done.",
+      usage: "sluice-demo todo done <id> [--store <path>] [--in-memory] [--postgres <url>]")
 
-    @Argument(help: "The todo's id, as `todo list` shows it.") var id: Int
+    // Every word left after the options: ArgumentParser would take `-1` for an option and say
+    // only that the id is missing; `validate()` says what an id is instead.
+    @Argument(
+      parsing: .allUnrecognized,
+      help: ArgumentHelp("The todo's id, as `todo list` shows it.", valueName: "id"))
+    var words: [String] = []
     @OptionGroup var options: TodoOptions
+
+    /// The words given for the id, without the `--` that ends the options.
+    private var given: [String] { words.filter { $0 != "--" } }
+
+    /// The id, once `validate()` accepted the words.
+    var id: Int { given.first.flatMap { Int($0) } ?? 0 }
+
+    func validate() throws {
+      let what = "a positive number as `todo list` shows it"
+      let words = given
+      guard let word = words.first else {
+        throw ValidationError("todo done needs the id of a todo, \(what): todo done 1.")
+      }
+      guard words.count == 1 else {
+        throw ValidationError(
+          "todo done takes one id at a time, \(what); it got \(words.joined(separator: " ")).")
+      }
+      guard let id = Int(word), id > 0 else {
+        throw ValidationError(
+          "ids are positive numbers, as `todo list` shows them: '\(word)' is not one.")
+      }
+    }
 
     func run() async throws {
       let list = try await TodoSession.open(options)

@@ -200,8 +200,9 @@ struct TourGuide {
     do {
       try await app.save()
     } catch {
-      throw DemoError.notSaved(
-        path: storage.place, reason: DemoError.cause(of: error, at: storage.path))
+      throw DemoError.onStore(error, at: storage.path, place: storage.place) {
+        .notSaved(path: storage.place, reason: $0)
+      }
     }
     let todos = app.todos.state
     if let path = storage.path {
@@ -212,7 +213,8 @@ struct TourGuide {
       terminal.line(
         terminal.styled("Next:", .bold) + " run the tour again to see step 1 restore this;")
       terminal.line(
-        "      keep your own list: sluice-demo todo add Buy milk; sluice-demo todo list")
+        "      keep a list of your own, apart from the tour's: sluice-demo todo add Buy milk; "
+          + "sluice-demo todo list")
     } else {
       terminal.fact("kept \(todos.summary) in memory only: nothing was written")
     }

@@ -102,10 +102,11 @@ func pstObject(_ data: Data?) -> [String: Any]? {
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held. For writes
-/// that happen on the persistence queue after a clock advance: never a fixed sleep.
+/// that happen on the persistence queue after a clock advance: never a fixed sleep. The timeout
+/// is a hang guard (a minute by default): its expiry means a deadlock, not a slow machine.
 @discardableResult
 func pstWait(
-  timeout: Duration = .seconds(10), _ condition: @Sendable () -> Bool
+  timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
 ) async -> Bool {
   await effEventually(timeout: timeout, condition)
 }

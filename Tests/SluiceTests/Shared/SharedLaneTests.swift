@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 
@@ -165,9 +166,11 @@ import Testing
     await a.lane.stop()
   }
 
-  /// Retries `condition` with short sleeps for up to 10 s.
+  /// Retries `condition` with short sleeps until it holds, or for a minute: a hang guard, whose
+  /// expiry means a deadlock, not a slow machine.
   func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    for _ in 0..<2_000 {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+    while ContinuousClock.now < deadline {
       if condition() { return true }
       try? await Task.sleep(for: .milliseconds(5))
     }
@@ -336,5 +339,19 @@ extension SharedLaneTests {
     #expect(throws: SharedLaneError.self) { try lane.share(store, as: "texts") }
     let elsewhere = Store(initialState: [String](), reducer: Self.reducer)
     #expect(throws: SharedLaneError.self) { try lane.share(elsewhere, as: "other") }
+  }
+}
+
+extension SharedLaneTests {
+  @Test(.timeLimit(.minutes(1)))
+  func anInMemoryLogsWaitTimesOutOnItsClock() async {
+    // An hour on an immediate clock passes at once; on the continuous clock the time limit (a
+    // hang guard) would end the test first.
+    let clock = ImmediateClock()
+    let engine = InMemoryLogEngine(clock: clock)
+    let start = clock.now
+    await engine.waitForEntries(after: 0, timeout: .seconds(3_600))
+    #expect(start.duration(to: clock.now) == .seconds(3_600))
+    #expect(await engine.head() == 0)
   }
 }
