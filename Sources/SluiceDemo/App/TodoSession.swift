@@ -112,6 +112,11 @@ struct TodoSession {
     do {
       try await lane.send(action)
     } catch {
+      #if Postgres
+        if closeDatabase != nil, DemoError.isOutage(error) {
+          throw .changeUnconfirmed(place: place)
+        }
+      #endif
       throw .notSaved(path: place, reason: DemoError.cause(of: error, at: path))
     }
   }
