@@ -37,11 +37,16 @@ public final class Inspector: Sendable {
     public var testExport: TestExport
     /// The token the page and clients must give; a random one when `nil` (the default).
     public var token: String?
+    /// The clock each step's duration is measured on: the continuous clock by default; a test
+    /// passes one it moves itself. The inspector never waits on it: it neither paces, batches
+    /// nor times out.
+    public var clock: any Clock<Duration>
 
     /// Creates a configuration.
     public init(
       host: String = "127.0.0.1", port: Int = 0, capacity: Int = 1_000,
-      redaction: Redaction = .none, testExport: TestExport = TestExport(), token: String? = nil
+      redaction: Redaction = .none, testExport: TestExport = TestExport(), token: String? = nil,
+      clock: any Clock<Duration> = ContinuousClock()
     ) {
       self.host = host
       self.port = port
@@ -49,6 +54,7 @@ public final class Inspector: Sendable {
       self.redaction = redaction
       self.testExport = testExport
       self.token = token
+      self.clock = clock
     }
   }
 
@@ -111,7 +117,8 @@ public final class Inspector: Sendable {
       throw InspectorError(
         .cannotListen, "capacity is 1 to 1,000,000 records, not \(configuration.capacity)")
     }
-    let recorder = Recorder(encoder: encoder, capacity: configuration.capacity)
+    let recorder = Recorder(
+      encoder: encoder, capacity: configuration.capacity, clock: configuration.clock)
     guard let attachment = dispatcher.attach(inspector: recorder) else {
       throw InspectorError(.alreadyAttached, "the lane '\(dispatcher.label)' has an inspector")
     }

@@ -8,7 +8,7 @@ import PostgresNIO
 /// So a wait also looks at the log now and then (``PostgresLogEngine``), and every change of
 /// the listening connection (up or down) starts a new generation as well, which makes the waits
 /// look at once. The listening connection is opened on the first wait and opened again, after a
-/// pause of 100 ms to 2 s, whenever it is lost, until ``stop()``.
+/// pause of 100 ms to 2 s on the configuration's clock, whenever it is lost, until ``stop()``.
 final class LogNotifications: @unchecked Sendable {
   // @unchecked Sendable: `configuration` is an immutable Sendable value, and every other stored
   // property is read and written only while `lock` is held. Continuations are resumed after the
@@ -46,7 +46,7 @@ final class LogNotifications: @unchecked Sendable {
   func wait(after generation: UInt64, atMost pause: Duration) async {
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.wait(after: generation) }
-      group.addTask { try? await Task.sleep(for: pause) }
+      group.addTask { [configuration] in try? await configuration.clock.pause(for: pause) }
       await group.next()
       group.cancelAll()
     }
@@ -119,7 +119,7 @@ final class LogNotifications: @unchecked Sendable {
         await LogConnection.close(connection)
       }
       advance(isListening: false)
-      try? await Task.sleep(for: pause)
+      try? await configuration.clock.pause(for: pause)
       pause = min(pause * 2, .seconds(2))
     }
   }

@@ -31,6 +31,12 @@ extension PostgresLogEngine {
     public var timeout: Duration
     /// The name the engine's connections show in `pg_stat_activity`.
     public var applicationName: String
+    /// The clock the engine's deadlines, polling pauses and reconnection pauses follow: the
+    /// continuous clock by default; a test passes one it advances itself.
+    ///
+    /// The server's bounds (`statement_timeout`, `lock_timeout`) and the time allowed to
+    /// connect follow the server's and the network's own clocks, not this one.
+    public var clock: any Clock<Duration>
 
     /// Creates a configuration.
     ///
@@ -43,10 +49,11 @@ extension PostgresLogEngine {
     ///   - tls: Whether the connections use TLS.
     ///   - timeout: The longest time an operation may take.
     ///   - applicationName: The name the connections show in `pg_stat_activity`.
+    ///   - clock: The clock the engine's deadlines and pauses follow.
     public init(
       host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
       tls: PostgresConnection.Configuration.TLS = .disable, timeout: Duration = .seconds(10),
-      applicationName: String = "sluice"
+      applicationName: String = "sluice", clock: any Clock<Duration> = ContinuousClock()
     ) {
       self.host = host
       self.port = port
@@ -56,6 +63,7 @@ extension PostgresLogEngine {
       self.tls = tls
       self.timeout = timeout
       self.applicationName = applicationName
+      self.clock = clock
     }
 
     /// Reads a configuration from a `postgres://` (or `postgresql://`) URL.

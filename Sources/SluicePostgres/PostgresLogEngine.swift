@@ -22,10 +22,10 @@ import Sluice
 ///
 /// The engine connects on first use, creates the tables when they are missing, and keeps one
 /// connection for appends and reads plus, once a node waits, one that listens for appends. Every
-/// operation is bounded by ``Configuration/timeout``; an unreachable server, a lost connection
-/// or a slow answer is a thrown ``PostgresLogError``, and the next operation connects again. An
-/// operation that lost its connection is tried once more on a new one (for an append, that is
-/// safe: a record already in the log keeps its number).
+/// operation is bounded by ``Configuration/timeout`` (on ``Configuration/clock``); an
+/// unreachable server, a lost connection or a slow answer is a thrown ``PostgresLogError``, and
+/// the next operation connects again. An operation that lost its connection is tried once more
+/// on a new one (for an append, that is safe: a record already in the log keeps its number).
 ///
 /// The engine keeps the shared lane's snapshots too, in the same database
 /// (``latestSnapshot()``, ``snapshot(at:)``, ``saveSnapshot(_:)``).
@@ -169,20 +169,20 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on a connection
   /// of its own), so an append by another node wakes it within a round trip. Notifications are
   /// not durable, so it also looks at the log's head, pausing 1 ms, then twice as long each time,
-  /// up to 50 ms while the listening connection is down and 250 ms while it is up.
+  /// up to 50 ms while the listening connection is down and 250 ms while it is up. The timeout
+  /// and the pauses follow ``Configuration/clock``.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, or `CancellationError`
   ///   when the task is cancelled.
   public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
+    let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
     while true {
       let (generation, isListening) = notifications.observe()
       if try await head() > sequence { return }
-      let now = clock.now
-      guard now < deadline else { return }
-      await notifications.wait(after: generation, atMost: min(pause, now.duration(to: deadline)))
+      let remaining = deadline.remaining()
+      guard remaining > .zero else { return }
+      await notifications.wait(after: generation, atMost: min(pause, remaining))
       try Task.checkCancellation()
       pause = min(pause * 2, isListening ? Self.longestPollWhileListening : Self.longestPoll)
     }
@@ -193,7 +193,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   func run<Result: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
-    let deadline = ContinuousClock.now.advanced(by: configuration.timeout)
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
     var attempt = 1
     while true {
       let failure: PostgresLogError
@@ -216,7 +216,7 @@ public final class PostgresLogEngine: SharedLogEngine {
       } catch {
         failure = PostgresLogError(error, operation: operation, endpoint: configuration.endpoint)
       }
-      guard failure.kind == .unreachable, attempt < 2, ContinuousClock.now < deadline else {
+      guard failure.kind == .unreachable, attempt < 2, deadline.remaining() > .zero else {
         throw failure
       }
       attempt += 1
@@ -226,13 +226,13 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// Runs `body`, or throws ``PostgresLogError/Kind/timedOut`` at `deadline` after closing the
   /// connection, which makes a statement still running on it fail at once.
   private func bounded<Result: Sendable>(
-    _ operation: String, until deadline: ContinuousClock.Instant,
+    _ operation: String, until deadline: Deadline,
     _ body: @escaping @Sendable () async throws -> Result
   ) async throws -> Result {
     try await withThrowingTaskGroup(of: Result?.self) { group in
       group.addTask { try await body() }
       group.addTask {
-        try await Task.sleep(until: deadline, clock: .continuous)
+        try await deadline.sleep()
         return nil
       }
       defer { group.cancelAll() }
@@ -267,5 +267,30 @@ public final class PostgresLogEngine: SharedLogEngine {
   func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
     PostgresLogError(
       .unexpectedResponse, operation: operation, endpoint: configuration.endpoint, detail: detail)
+  }
+}
+
+/// A moment on the engine's clock (``PostgresLogEngine/Configuration/clock``), whatever the
+/// clock's type: how long remains until it, and a sleep until it.
+struct Deadline: Sendable {
+  /// The time left until the deadline; zero or less once it passed.
+  let remaining: @Sendable () -> Duration
+  /// Returns at the deadline; throws `CancellationError` when the task is cancelled first.
+  let sleep: @Sendable () async throws -> Void
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// The moment `duration` from now on this clock.
+  func deadline(after duration: Duration) -> Deadline {
+    let end = now.advanced(by: duration)
+    return Deadline(
+      remaining: { self.now.duration(to: end) },
+      sleep: { try await self.sleep(until: end, tolerance: nil) })
+  }
+
+  /// Returns after `duration` on this clock; throws `CancellationError` when the task is
+  /// cancelled first.
+  func pause(for duration: Duration) async throws {
+    try await sleep(until: now.advanced(by: duration), tolerance: nil)
   }
 }

@@ -6,21 +6,37 @@ import Testing
 
 /// The inspector attached, detached and used while other threads dispatch and hold the lane.
 @Suite struct InspectorConcurrencyTests {
-  /// Runs `body` on a thread of its own; `false` when it did not end within `seconds` (a
-  /// deadlock fails the test instead of hanging the run).
-  static func onThread(seconds: Double = 30, _ body: @escaping @Sendable () -> Void) async -> Bool {
-    let done = DispatchSemaphore(value: 0)
-    let thread = Thread {
-      body()
-      done.signal()
+  /// A thread of its own that runs `body`; ``ended(hangGuard:)`` waits for its end.
+  final class TestThread: Sendable {
+    private let end: AsyncStream<Never>
+
+    init(_ body: @escaping @Sendable () -> Void) {
+      let (end, finished) = AsyncStream.makeStream(of: Never.self)
+      self.end = end
+      Thread {
+        body()
+        finished.finish()
+      }.start()
     }
-    thread.start()
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-      if done.wait(timeout: .now()) == .success { return true }
-      try? await Task.sleep(for: .milliseconds(5))
+
+    /// Returns `true` once the thread ended, or `false` past `hangGuard` (at least a minute:
+    /// its expiry means a deadlock, which fails the test instead of hanging the run). Called
+    /// once.
+    func ended(hangGuard: Duration = .seconds(300)) async -> Bool {
+      await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          for await _ in self.end {}
+          return !Task.isCancelled
+        }
+        group.addTask {
+          try? await Task.sleep(for: max(hangGuard, .seconds(60)))
+          return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+      }
     }
-    return false
   }
 
   @Test func attachingAndDetachingWhileThreadsDispatchLosesNoActionAndKeepsTheOrder() async throws {
@@ -28,24 +44,19 @@ import Testing
     let store = Store(initialState: CounterState(), dispatcher: dispatcher, reducer: counterReducer)
     let running = Atomic(true)
     let dispatched = Atomic(0)
-    let dispatching = Task.detached {
-      await withTaskGroup(of: Bool.self) { group in
-        for mode in [DispatchMode.sync, .async] {
-          group.addTask {
-            await InspectorConcurrencyTests.onThread {
-              // Paced (at most 2,000 dispatches a second per thread), so that the tests
-              // running beside this one on two cores are not starved.
-              while running.value {
-                for _ in 0..<10 { dispatcher.dispatch(Increment(), mode: mode) }
-                dispatched.add(10)
-                usleep(5_000)
-              }
-            }
-          }
+    let threads = [DispatchMode.sync, .async].map { mode in
+      TestThread {
+        // Paced (at most 2,000 dispatches a second per thread), so that the tests running
+        // beside this one on two cores are not starved.
+        while running.value {
+          for _ in 0..<10 { dispatcher.dispatch(Increment(), mode: mode) }
+          dispatched.add(10)
+          usleep(5_000)
         }
-        return await group.reduce(true) { $0 && $1 }
       }
     }
+    // Stops the threads when a step below throws, too.
+    defer { running.value = false }
     var seqs: [Int] = []
     for _ in 0..<5 {
       let inspector = try await Inspector.start(dispatcher, configuration: .init(capacity: 100))
@@ -60,7 +71,7 @@ import Testing
       await inspector.stop()
     }
     running.value = false
-    #expect(await dispatching.value)
+    for thread in threads { #expect(await thread.ended()) }
     await store.send(Increment())
     #expect(store.state.count == dispatched.value + 1)
     #expect(!seqs.isEmpty)
@@ -119,10 +130,12 @@ import Testing
       initialState: CounterState(),
       reducer: counterReducer.on(Throw.self) { state, _ in state.count += 1_000 })
     let inspector = try await Inspector.start(store.dispatcher, configuration: .init(capacity: 3))
-    let finished = await Self.onThread {
+    let thread = TestThread {
       for _ in 0..<20 { store.dispatch(Throw(boomerang: Boomerang(store: store))) }
     }
-    #expect(finished)
+    // Seconds on an idle machine (the lane's hand-over from a deinit is slow), minutes under
+    // load: the guard is for a deadlock only.
+    #expect(await thread.ended(hangGuard: .seconds(600)))
     await inspector.stop()
     await store.send(Increment())
     // 20 throws; every boomerang the ring let go came back; the ones it still held came back
@@ -162,7 +175,7 @@ import Testing
       let kept = message["records"] as? [[String: Any]]
       return message["type"] as? String == "snapshot" && kept?.last?["seq"] as? Int == last
     }
-    _ = try await client.first(timeout: .seconds(60), where: newest)
+    _ = try await client.first(where: newest)
     // Each record follows the one before it, or the snapshot that started over.
     var seen = 0
     for text in client.messages {

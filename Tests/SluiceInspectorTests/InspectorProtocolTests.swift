@@ -33,6 +33,27 @@ import Testing
     await inspector.stop()
   }
 
+  /// What the protocol article says a refused client gets: status 400 (SwiftNIO's answer to an
+  /// upgrade its upgrader declined), whatever check failed, and 101 when every check passes.
+  @Test func aRefusedUpgradeIsAnsweredWithStatus400() async throws {
+    let store = Store(initialState: TodoState(), reducer: todoReducer)
+    let inspector = try await Inspector.start(store.dispatcher)
+    let port = inspector.port
+    let token = inspector.token
+    #expect(await RawHTTP.upgradeStatus(port: port, target: "/ws") == 400)
+    #expect(await RawHTTP.upgradeStatus(port: port, target: "/ws?token=\(token)x") == 400)
+    #expect(
+      await RawHTTP.upgradeStatus(
+        port: port, target: "/ws?token=\(token)", origin: "http://evil.example") == 400)
+    #expect(
+      await RawHTTP.upgradeStatus(
+        port: port, target: "/ws?token=\(token)", host: "rebound.example:\(port)") == 400)
+    #expect(
+      await RawHTTP.upgradeStatus(
+        port: port, target: "/ws?token=\(token)", origin: "http://127.0.0.1:\(port)") == 101)
+    await inspector.stop()
+  }
+
   @Test func helloSnapshotThenARecordPerStepWithItsSiteAndCause() async throws {
     let dispatcher = Dispatcher(label: "todos")
     let store = Store(initialState: TodoState(), dispatcher: dispatcher, reducer: todoReducer)

@@ -44,20 +44,16 @@ import Testing
     let log = PostgresLogEngine(
       configuration: .init(
         host: "127.0.0.1", port: port, user: "nobody", database: "none", timeout: .seconds(3)))
-    let clock = ContinuousClock()
-    let elapsed = await clock.measure {
-      await #expect {
-        _ = try await log.append([
-          SharedLogRecord(origin: "a", originSequence: 1, name: "n", payload: Data())
-        ])
-      } throws: { error in
-        // Refused at once, or, on a machine too busy to see the refusal, out of time.
-        let error = error as? PostgresLogError
-        return [.unreachable, .timedOut].contains(error?.kind)
-          && error?.endpoint == "127.0.0.1:\(port)/none"
-      }
+    await #expect {
+      _ = try await log.append([
+        SharedLogRecord(origin: "a", originSequence: 1, name: "n", payload: Data())
+      ])
+    } throws: { error in
+      // Refused at once, or, on a machine too busy to see the refusal, out of time.
+      let error = error as? PostgresLogError
+      return [.unreachable, .timedOut].contains(error?.kind)
+        && error?.endpoint == "127.0.0.1:\(port)/none"
     }
-    #expect(elapsed < .seconds(10))
     await #expect(throws: PostgresLogError.self) { try await log.head() }
     await log.close()
   }

@@ -95,32 +95,59 @@ struct PostgresLogEngineTests {
     for log in writers { await log.close() }
   }
 
-  @Test func aWaitEndsWhenAnotherEngineAppendsOrAtItsTimeout() async throws {
+  /// The engine's timeouts and pauses follow its clock: a wait that nothing wakes lasts its
+  /// timeout on that clock, and one an append wakes ends without the clock moving at all.
+  @Test(.timeLimit(.minutes(5)))  // A hang guard: its expiry means a wait nothing ended.
+  func aWaitEndsWhenAnotherEngineAppendsOrAtItsTimeout() async throws {
     let configuration = try await PostgresServer.required.makeDatabase()
-    let reader = PostgresLogEngine(configuration: configuration)
     let writer = PostgresLogEngine(configuration: configuration)
-    let clock = ContinuousClock()
-    let idle = try await clock.measure {
-      try await reader.waitForEntries(after: 0, timeout: .milliseconds(100))
+    #expect(try await writer.head() == 0)
+    // The longest pause between two looks at the log; an operation's deadline is further off.
+    let longestPause = Duration.milliseconds(250)
+
+    // No append: the wait ends at its timeout, which the test reaches by moving the reader's
+    // clock through each pause between two looks at the log (an operation's own deadline,
+    // seconds away, is left alone).
+    let driven = SteppedClock()
+    let idle = PostgresLogEngine(configuration: Self.configuration(configuration, clock: driven))
+    let driver = Task {
+      for await deadline in driven.sleeps {
+        let step = driven.now.duration(to: deadline)
+        if step <= longestPause { driven.advance(by: step) }
+      }
     }
-    #expect(idle >= .milliseconds(100))
-    #expect(idle < .seconds(5))
-    let waiter = Task {
-      try await reader.waitForEntries(after: 0, timeout: .seconds(30))
-      return clock.now
+    let started = driven.now
+    try await idle.waitForEntries(after: 0, timeout: .milliseconds(100))
+    driver.cancel()
+    #expect(started.duration(to: driven.now) >= .milliseconds(100))
+
+    // On a clock that never moves, only the other engine's append can end the wait.
+    let still = SteppedClock()
+    let reader = PostgresLogEngine(configuration: Self.configuration(configuration, clock: still))
+    let waiter = Task { try await reader.waitForEntries(after: 0, timeout: .seconds(30)) }
+    // The reader looked at the log, found nothing, and pauses before its next look.
+    for await deadline in still.sleeps
+    where still.now.duration(to: deadline) <= longestPause {
+      break
     }
-    let appended = clock.now
     _ = try await writer.append([Self.record("w", 1)])
-    let woken = try await waiter.value
-    #expect(appended.duration(to: woken) < .seconds(10))
+    try await waiter.value
     #expect(try await reader.head() == 1)
-    // Entries already there: no wait at all.
-    let immediate = try await clock.measure {
-      try await reader.waitForEntries(after: 0, timeout: .seconds(30))
-    }
-    #expect(immediate < .seconds(1))
+    // Entries already there: the wait returns on its first look, with the clock still.
+    try await reader.waitForEntries(after: 0, timeout: .seconds(30))
+    #expect(still.now == EngineInstant(offset: .zero))
+    await idle.close()
     await reader.close()
     await writer.close()
+  }
+
+  /// `configuration` with `clock` as its clock.
+  static func configuration(
+    _ configuration: PostgresLogEngine.Configuration, clock: any Clock<Duration>
+  ) -> PostgresLogEngine.Configuration {
+    var configuration = configuration
+    configuration.clock = clock
+    return configuration
   }
 
   @Test func aNumberALogCannotStoreIsAnError() async throws {
@@ -144,19 +171,49 @@ struct PostgresLogEngineTests {
     configuration.timeout = .seconds(2)
     let log = PostgresLogEngine(configuration: configuration)
     #expect(try await log.head() == 0)
-    let clock = ContinuousClock()
     try await server.withConnection(to: configuration.database) { other in
       // Another node stuck in the middle of an append.
       try await other.query("BEGIN", logger: PostgresServer.logger)
       let head: PostgresQuery = "SELECT sequence FROM sluice_lane_head WHERE id = 1 FOR UPDATE"
       try await other.query(head, logger: PostgresServer.logger)
-      let start = clock.now
       await #expect {
         _ = try await log.append([Self.record("a", 1)])
       } throws: { error in
         (error as? PostgresLogError)?.kind == .timedOut
       }
-      #expect(start.duration(to: clock.now) < .seconds(6))
+      try await other.query("ROLLBACK", logger: PostgresServer.logger)
+    }
+    #expect(try await log.append([Self.record("a", 1)]) == [1])
+    await log.close()
+  }
+
+  /// The engine gives up at its deadline on its own clock, whatever the server does: the
+  /// server's bounds are 10 minutes away, and the test moves the engine's clock to the
+  /// deadline once the append waits for the head.
+  @Test(.timeLimit(.minutes(5)))  // A hang guard: its expiry means an append that never ended.
+  func anAppendGivesUpAtItsDeadlineOnTheEnginesClock() async throws {
+    let server = try PostgresServer.required
+    let clock = SteppedClock()
+    let configuration = Self.configuration(
+      try await server.makeDatabase(timeout: .seconds(600)), clock: clock)
+    let log = PostgresLogEngine(configuration: configuration)
+    #expect(try await log.head() == 0)
+    // Past the head's deadline sleep: the append's starts at 1 s.
+    clock.advance(by: .seconds(1))
+    try await server.withConnection(to: configuration.database) { other in
+      try await other.query("BEGIN", logger: PostgresServer.logger)
+      let head: PostgresQuery = "SELECT sequence FROM sluice_lane_head WHERE id = 1 FOR UPDATE"
+      try await other.query(head, logger: PostgresServer.logger)
+      let append = Task { try await log.append([Self.record("a", 1)]) }
+      let due = EngineInstant(offset: .seconds(601))
+      for await deadline in clock.sleeps where deadline == due { break }
+      clock.advance(by: .seconds(600))
+      await #expect {
+        _ = try await append.value
+      } throws: { error in
+        let error = error as? PostgresLogError
+        return error?.kind == .timedOut && error?.detail?.hasPrefix("no answer within") == true
+      }
       try await other.query("ROLLBACK", logger: PostgresServer.logger)
     }
     #expect(try await log.append([Self.record("a", 1)]) == [1])
@@ -203,9 +260,10 @@ struct PostgresLogEngineTests {
       #expect(try await log.append([Self.record("a", 1)]) == [1])
       try await log.waitForEntries(after: 1, timeout: .milliseconds(50))
     }
-    // The server sees the connections go within a few round trips; it is asked every 20 ms.
+    // The server sees the connections go within a few round trips; it is asked every 20 ms,
+    // for at most a minute (a hang guard: its expiry means connections left open).
     let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .seconds(5))
+    let deadline = clock.now.advanced(by: .seconds(60))
     var open = try await server.execute(count, in: "postgres")
     while open != ["0"], clock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))

@@ -15,6 +15,12 @@ enum DemoError: Error, CustomStringConvertible {
   /// The PostgreSQL database of `--postgres` could not be used (a URL that cannot be read, a
   /// server that cannot be reached, a role that may not read the log).
   case cannotUseDatabase(place: String, reason: String)
+  /// The PostgreSQL server of `--postgres` could not be reached (refused, down, or silent past
+  /// the timeout) before the command changed anything.
+  case serverUnreachable(place: String)
+  /// The PostgreSQL server of `--postgres` could not be reached while the command's change was
+  /// on its way: it may or may not be in the log.
+  case changeUnconfirmed(place: String)
   /// `--postgres` given to a `sluice-demo` built without the `Postgres` trait.
   case builtWithoutPostgres(url: String)
 
@@ -39,6 +45,14 @@ enum DemoError: Error, CustomStringConvertible {
     case .cannotUseDatabase(let place, let reason):
       "cannot use the PostgreSQL database at \(place): \(reason). Check the server and the URL "
         + "(--postgres postgres://user:password@host:port/database)."
+    case .serverUnreachable(let place):
+      "the PostgreSQL server at \(place) cannot be reached, so nothing was stored. Run the "
+        + "command again once the server is up (if it stays unreachable, check the host and port "
+        + "in --postgres)."
+    case .changeUnconfirmed(let place):
+      "the PostgreSQL server at \(place) could not be reached to confirm the change, so it may "
+        + "not be stored. Once the server is up, run todo list with the same --postgres URL to "
+        + "see, and run the command again if the change is missing."
     case .builtWithoutPostgres:
       "this sluice-demo was built without PostgreSQL, so --postgres is not available. Build and "
         + "run it with the Postgres trait: swift run --traits Postgres sluice-demo todo … "

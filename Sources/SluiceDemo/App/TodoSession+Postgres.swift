@@ -30,8 +30,20 @@
         return session
       } catch {
         await engine.close()
+        // Only reads so far: nothing of this command is in the log.
+        if DemoError.isOutage(error) { throw .serverUnreachable(place: place) }
         throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
       }
+    }
+  }
+
+  extension DemoError {
+    /// Whether `error` says the PostgreSQL server cannot be reached, or did not answer in time:
+    /// the user can only wait for it and run the command again. Its details (SwiftNIO's
+    /// description of the failed connection) are no help to them.
+    static func isOutage(_ error: any Error) -> Bool {
+      guard let error = error as? PostgresLogError else { return false }
+      return error.kind == .unreachable || error.kind == .timedOut
     }
   }
 #endif

@@ -133,6 +133,11 @@ struct TodoSession {
     do {
       try await lane.send(action)
     } catch {
+      #if Postgres
+        if closeDatabase != nil, DemoError.isOutage(error) {
+          throw .changeUnconfirmed(place: place)
+        }
+      #endif
       throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
     }
   }

@@ -93,6 +93,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   let encoder: ValueEncoder
   /// How many records the ring keeps.
   let capacity: Int
+  /// The time since the recorder was made, on the clock its steps' durations are measured on.
+  private let elapsed: @Sendable () -> Duration
   private let lock = NSLock()
 
   // Guarded by `lock`.
@@ -116,7 +118,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   /// A step being recorded (lane only).
   private struct Pending {
     let seq: UInt64
-    let started: ContinuousClock.Instant
+    /// When the step started, as ``Recorder/elapsed`` tells it.
+    let started: Duration
     var kind = InspectorRecord.Kind.action
     var type: String?
     var payload = InspectorValue.null
@@ -129,9 +132,10 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     var replacements: [String: any Action] = [:]
   }
 
-  init(encoder: ValueEncoder, capacity: Int) {
+  init(encoder: ValueEncoder, capacity: Int, clock: any Clock<Duration> = ContinuousClock()) {
     self.encoder = encoder
     self.capacity = max(1, capacity)
+    elapsed = clock.stopwatch()
   }
 
   // MARK: - Reading (any thread)
@@ -196,14 +200,14 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   func currentStep() -> UInt64 {
     if let open { return open.seq }
-    let pending = Pending(seq: takeSeq(), started: .now)
+    let pending = Pending(seq: takeSeq(), started: elapsed())
     open = pending
     return pending.seq
   }
 
   func stepStarted(_ action: any Action, origin: DispatchOrigin) {
     if open != nil { itemEnded() }
-    var pending = Pending(seq: takeSeq(), started: .now)
+    var pending = Pending(seq: takeSeq(), started: elapsed())
     describe(&pending, action: action)
     pending.origin = origin
     open = pending
@@ -211,7 +215,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   func workStarted(origin: DispatchOrigin) {
     if open != nil { itemEnded() }
-    var pending = Pending(seq: takeSeq(), started: .now)
+    var pending = Pending(seq: takeSeq(), started: elapsed())
     pending.origin = origin
     open = pending
   }
@@ -221,7 +225,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     reduced: Bool, handled: Bool, replacement: (any Action)?
   ) {
     let info = info(for: store, state: before)
-    var pending = open ?? Pending(seq: takeSeq(), started: .now)
+    var pending = open ?? Pending(seq: takeSeq(), started: elapsed())
     open = nil
     if pending.action == nil { describe(&pending, action: action) }
     if let committed = action as? TransactionCommitted {
@@ -240,7 +244,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   func storeReplaced(_ store: InspectedStore, before: any Sendable, after: any Sendable) {
     let info = info(for: store, state: before)
-    var pending = open ?? Pending(seq: takeSeq(), started: .now)
+    var pending = open ?? Pending(seq: takeSeq(), started: elapsed())
     open = nil
     if pending.action == nil, pending.type == nil {
       pending.kind = .replacement
@@ -260,7 +264,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     let record = InspectorRecord(
       seq: pending.seq, kind: pending.kind, type: type, payload: pending.payload,
       stores: pending.stores, changes: pending.changes,
-      durationMicros: Recorder.micros(ContinuousClock.now - pending.started), time: Date(),
+      durationMicros: Recorder.micros(elapsed() - pending.started), time: Date(),
       origin: pending.origin, action: pending.action, reducedBy: pending.reducedBy,
       replacements: pending.replacements, statesAfter: pending.statesAfter)
     let states = encoded
@@ -359,5 +363,13 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   private static func micros(_ duration: Duration) -> Int {
     let (seconds, attoseconds) = duration.components
     return Int(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+  }
+}
+
+extension Clock where Duration == Swift.Duration {
+  /// A function that tells the time since now on this clock.
+  fileprivate func stopwatch() -> @Sendable () -> Duration {
+    let start = now
+    return { start.duration(to: self.now) }
   }
 }

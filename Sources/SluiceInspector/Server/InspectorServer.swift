@@ -41,6 +41,9 @@ final class InspectorServer: Sendable {
     }
     router.ws(
       "/ws",
+      // A refused upgrade is answered with status 400 and the connection closed, whichever
+      // check failed: SwiftNIO's upgrade handler answers so when the upgrader declines, before
+      // this error's status could be sent.
       shouldUpgrade: { request, _ in
         guard let check = access.value,
           check.allowsOrigins(request.headers[values: .origin]),

@@ -72,6 +72,49 @@ enum LoggingArticle {
 
   @Suite("Article: Logging State Changes")
   struct Tests {
+    @Test func theManifestAddsSluiceLoggingAndSwiftLog() throws {
+      let manifest = """
+        dependencies: [
+          .package(path: "../sluice"),
+          .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        ],
+        targets: [
+          .executableTarget(
+            name: "MyApp",
+            dependencies: [
+              .product(name: "Sluice", package: "sluice"),
+              .product(name: "SluiceLogging", package: "sluice"),
+              .product(name: "Logging", package: "swift-log"),
+            ]),
+        ]
+        """
+      let real = try String(
+        contentsOf: DocumentationFiles.root.appendingPathComponent("Package.swift"),
+        encoding: .utf8)
+      // swift-log as the package itself requires it, and Sluice's products as it declares them.
+      let swiftLog = #".package(url: "https://github.com/apple/swift-log", from: "1.16.2")"#
+      #expect(manifest.contains(swiftLog))
+      #expect(real.contains(swiftLog))
+      let named = manifest.matches(of: /\.product\(name: "(\w+)", package: "sluice"\)/)
+        .map { String($0.output.1) }
+      #expect(named == ["Sluice", "SluiceLogging"])
+      for product in named { #expect(real.contains(".library(name: \"\(product)\"")) }
+      #expect(manifest.contains(#".product(name: "Logging", package: "swift-log")"#))
+    }
+
+    @Test func aLoggerWritingToStandardErrorLetsTheMiddlewareLog() {
+      var logger = Logger(label: "com.example.todos") { StreamLogHandler.standardError(label: $0) }
+      logger.logLevel = .debug
+
+      #expect(logger.label == "com.example.todos")
+      #expect(logger.logLevel == .debug)
+      let todos = Store(
+        initialState: TodoList(), reducer: Reducer<TodoList>(),
+        middleware: [.logging(to: logger, label: "todos")])
+      todos.dispatch(TodoAdded(title: "Buy milk"))
+      #expect(todos.state == TodoList())
+    }
+
     @Test func reducedActionsAreLoggedWithTheirChangesAndTheTokenRedacted() throws {
       let records = Records()
       var logger = records.logger(level: .info)

@@ -114,6 +114,59 @@ import Testing
     #expect(screen.visibleTodos.map(\.title) == ["Walk the dog"])
   }
 
+  @Test(.timeLimit(.minutes(2)))  // A hang guard: its expiry means a change never tracked.
+  func codeWithoutSwiftUITracksTheModelWithObservationTracking() async {
+    struct Todo: Equatable, Identifiable, Sendable {
+      let id: Int
+      var title: String
+      var done = false
+    }
+
+    struct TodoState: Equatable, Sendable {
+      var todos: [Todo] = []
+      var nextID = 1
+    }
+
+    struct AddTodo: Action { let title: String }
+
+    let todoReducer = Reducer<TodoState>()
+      .on(AddTodo.self) { state, action in
+        state.todos.append(Todo(id: state.nextID, title: action.title))
+        state.nextID += 1
+      }
+
+    @MainActor
+    final class TodoScreen {
+      let model: StoreModel<TodoState>
+      init(store: Store<TodoState>) { model = StoreModel(store) }
+      var title: String { "\(model[\.todos.count]) todos" }
+      func add(_ title: String) { model.dispatch(AddTodo(title: title)) }
+    }
+
+    /// The header's text after its next change.
+    @MainActor
+    func nextTitle(of screen: TodoScreen) async -> String {
+      await withCheckedContinuation { continuation in
+        withObservationTracking {
+          _ = screen.title
+        } onChange: {
+          // Called before the change is applied: read the new value once it is.
+          Task { @MainActor in continuation.resume(returning: screen.title) }
+        }
+      }
+    }
+
+    let output = ArticleSupport.Output()
+    func print(_ line: String) { output.append(line) }
+    let screen = TodoScreen(store: Store(initialState: TodoState(), reducer: todoReducer))
+
+    print(screen.title)  // 0 todos
+    screen.add("Buy milk")
+    print(await nextTitle(of: screen))  // 1 todos
+
+    #expect(output.lines == ["0 todos", "1 todos"])
+  }
+
   /// Lets main-actor hops run until `condition` holds (at most 10 seconds).
   static func settle(_ condition: () -> Bool) async {
     let deadline = ContinuousClock.now + .seconds(10)

@@ -1,4 +1,5 @@
 import Sluice
+import Synchronization
 import Testing
 
 @testable import SluiceInspector
@@ -43,5 +44,38 @@ import Testing
     #expect(snapshot.records.map(\.seq) == [8, 9, 10])
     #expect(snapshot.summary.dropped == 7)
     #expect(snapshot.summary.byType == ["Increment": 4, "AddTodo": 3])
+  }
+
+  /// A clock the test moves by hand; nothing sleeps on it.
+  final class HandClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+      var offset: Duration
+      func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+      func duration(to other: Instant) -> Duration { other.offset - offset }
+      static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let current = Mutex(Instant(offset: .zero))
+    var now: Instant { current.withLock { $0 } }
+    var minimumResolution: Duration { .zero }
+
+    func move(by duration: Duration) { current.withLock { $0 = $0.advanced(by: duration) } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+      throw CancellationError()
+    }
+  }
+
+  @Test func aStepsDurationIsMeasuredOnTheConfiguredClock() {
+    let clock = HandClock()
+    let recorder = Recorder(encoder: ValueEncoder(redaction: .none), capacity: 10, clock: clock)
+    let origin = DispatchOrigin(site: nil, cause: .outside)
+    clock.move(by: .seconds(3))
+    recorder.stepStarted(Increment(), origin: origin)
+    clock.move(by: .microseconds(1_500))
+    recorder.itemEnded()
+    recorder.stepStarted(Increment(), origin: origin)
+    recorder.itemEnded()
+    #expect(recorder.snapshot().records.map(\.durationMicros) == [1_500, 0])
   }
 }

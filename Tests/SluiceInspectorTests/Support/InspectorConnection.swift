@@ -98,13 +98,20 @@ final class InspectorConnection: @unchecked Sendable {
     send(text)
   }
 
-  /// The first message received (counting from `from`) that `matches`, parsed; waits up to
-  /// `timeout`.
+  /// The first message received (counting from `from`) that `matches`, parsed; waits for
+  /// each new message, and throws when the connection closes first, or past `hangGuard` (at
+  /// least a minute: its expiry means a message that never came, not a slow machine).
   func first(
-    from start: Int = 0, timeout: Duration = .seconds(10),
+    from start: Int = 0, hangGuard: Duration = .seconds(120),
     where matches: ([String: Any]) -> Bool
   ) async throws -> (index: Int, message: [String: Any]) {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + max(hangGuard, .seconds(60))
+    // Wakes the waits at the deadline, so that they see it.
+    let guarding = Task { [weak self] in
+      try? await Task.sleep(until: deadline, clock: .continuous)
+      self?.wakeWaiters()
+    }
+    defer { guarding.cancel() }
     var index = start
     while true {
       // Only what arrived since the last look: copying everything on each look would cost the
@@ -121,15 +128,26 @@ final class InspectorConnection: @unchecked Sendable {
       }
       guard ContinuousClock.now < deadline else {
         throw Failure(
-          description: "timed out; last messages: \(messages(in: max(0, index - 3)..<index))")
+          description: "no such message within the hang guard; last messages: "
+            + "\(messages(in: max(0, index - 3)..<index))")
       }
-      try await Task.sleep(for: .milliseconds(5))
+      await arrival(after: index, until: deadline)
+    }
+  }
+
+  /// Returns once the server closed the connection; throws past `hangGuard` (at least a
+  /// minute: its expiry means a connection that stays open).
+  func closedByServer(hangGuard: Duration = .seconds(120)) async throws {
+    do {
+      _ = try await first(from: .max, hangGuard: hangGuard) { _ in false }
+    } catch  where isClosed {
+      return
     }
   }
 
   /// The reply to the command with `id`.
-  func reply(to id: Int, timeout: Duration = .seconds(10)) async throws -> [String: Any] {
-    try await first(timeout: timeout) {
+  func reply(to id: Int) async throws -> [String: Any] {
+    try await first {
       ($0["id"] as? NSNumber)?.intValue == id && $0["type"] as? String != "record"
     }.message
   }
@@ -156,10 +174,39 @@ final class InspectorConnection: @unchecked Sendable {
   }
 
   private func receive(_ text: String) {
-    lock.withLock { received.append(text) }
+    let waiting = lock.withLock {
+      received.append(text)
+      defer { waiters.removeAll() }
+      return waiters
+    }
+    for waiter in waiting { waiter.resume() }
   }
 
   private func end() {
     lock.withLock { closed = true }
+    wakeWaiters()
+  }
+
+  /// Returns once more than `count` messages arrived, or the connection closed, or
+  /// ``wakeWaiters()`` was called, or at once when `deadline` passed.
+  private func arrival(after count: Int, until deadline: ContinuousClock.Instant) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = lock.withLock {
+        // Under the lock: a wake at the deadline that came before this point is not missed.
+        if received.count > count || closed || ContinuousClock.now >= deadline { return true }
+        waiters.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Wakes every wait for a message, which then looks again.
+  private func wakeWaiters() {
+    let waiting = lock.withLock {
+      defer { waiters.removeAll() }
+      return waiters
+    }
+    for waiter in waiting { waiter.resume() }
   }
 }
