@@ -42,7 +42,7 @@ import Testing
     let dispatcher = Dispatcher(reporter: issues.reporter)
     let store = TxFixtures.account(dispatcher, x: 1)
     let thrown = Recorder<Bool>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.x = 2 }
         // Another thread, while this closure holds the lane.
@@ -74,7 +74,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       let outcome = dispatcher.transaction { tx in
         // The token's deinit reads the store: released under a lock, it would deadlock.
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
@@ -93,7 +93,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
       }
