@@ -15,16 +15,19 @@ extension Dispatcher {
   ///   - label: A name for reports.
   ///   - timeout: When set, the lock releases itself after this long, with a reported
   ///     ``ReportedIssue/Kind/lockTimedOut`` issue.
+  ///   - clock: The clock the timeout is measured on: the continuous clock by default; a test
+  ///     passes a test clock (swift-clocks' `TestClock`) and advances it.
   ///   - file: The file a timeout is reported at; the caller's by default.
   ///   - line: The line a timeout is reported at; the caller's by default.
   /// - Returns: The lock; releasing it, or letting it be deinitialized, resumes the lane.
   public func pause(
     _ label: String = "pause", timeout: Duration? = nil,
-    file: StaticString = #fileID, line: UInt = #line
+    clock: some Clock<Duration> = ContinuousClock(), file: StaticString = #fileID,
+    line: UInt = #line
   ) -> Lock {
     let lock = Lock(lane: lane, label: label, autoreleases: false)
     lane.pause(lock)
-    if let timeout { lock.arm(timeout: timeout, file: file, line: line) }
+    if let timeout { lock.arm(timeout: timeout, clock: clock, file: file, line: line) }
     return lock
   }
 
@@ -47,13 +50,15 @@ extension Dispatcher {
   ///     store (it was not handled, a middleware dropped it, or it left every `Equatable` state
   ///     as it was), so it can never stall the lane.
   ///   - timeout: When set, the lock releases itself after this long, with a reported issue.
+  ///   - clock: The clock the timeout is measured on: the continuous clock by default.
   ///   - file: The file a timeout or a misuse is reported at; the caller's by default.
   ///   - line: The line a timeout or a misuse is reported at; the caller's by default.
   /// - Returns: The lock.
   @discardableResult
   public func exclusive<A: Action>(
     _ action: A, autorelease: Bool = true, timeout: Duration? = nil,
-    file: StaticString = #fileID, line: UInt = #line
+    clock: some Clock<Duration> = ContinuousClock(), file: StaticString = #fileID,
+    line: UInt = #line
   ) -> Lock {
     let lock = Lock(lane: lane, label: "exclusive \(A.self)", autoreleases: autorelease)
     if lane.refuseOnSharedLane("exclusive action") != nil {
@@ -63,7 +68,7 @@ extension Dispatcher {
       return lock
     }
     lane.pause(lock)
-    if let timeout { lock.arm(timeout: timeout, file: file, line: line) }
+    if let timeout { lock.arm(timeout: timeout, clock: clock, file: file, line: line) }
     lane.submit(
       QueuedWork(Lane.Work(kind: .action(action), lock: lock)), mode: .sync, bypass: true,
       file: file, line: line)

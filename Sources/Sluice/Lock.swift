@@ -1,5 +1,3 @@
-import Dispatch
-
 /// A hold on a dispatcher's lane: while any lock is held, dispatched actions and transactions
 /// queue — never dropped — and replay in order after the last lock is released (Flask's
 /// `FluxLock`).
@@ -12,9 +10,10 @@ import Dispatch
 /// ```
 ///
 /// ``release()`` is idempotent. A lock that nobody released is released when it is
-/// deinitialized, and a lock made with a timeout releases itself when the time is up, with a
-/// reported ``ReportedIssue/Kind/lockTimedOut`` issue: a forgotten lock never stalls a lane
-/// silently.
+/// deinitialized, and a lock made with a timeout releases itself when the time is up on the
+/// clock given with the timeout (the continuous clock by default; a test passes a test clock),
+/// with a reported ``ReportedIssue/Kind/lockTimedOut`` issue: a forgotten lock never stalls a
+/// lane silently.
 ///
 /// Lane queries — adding an observer, counting observers — are not held by locks; actions,
 /// transactions and `reset()` are.
@@ -25,7 +24,14 @@ public final class Lock: Sendable {
   /// nothing.
   let autoreleases: Bool
   private let lane: Lane
-  private let state = Guarded<(released: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+  private let state = Guarded<State>(State())
+
+  /// What the lock guards: whether it was released, who to call then, and the timeout's wait.
+  private struct State {
+    var released = false
+    var callbacks: [@Sendable () -> Void] = []
+    var timeout: Task<Void, Never>?
+  }
 
   init(lane: Lane, label: String, autoreleases: Bool) {
     self.lane = lane
@@ -54,44 +60,46 @@ public final class Lock: Sendable {
   /// before `release()` returns (unless the calling thread is busy with another lane, in which
   /// case they replay on the thread that holds this one).
   public func release() {
-    let callbacks: [@Sendable () -> Void]? = state.withLock { state in
-      guard !state.released else { return nil }
-      state.released = true
-      defer { state.callbacks.removeAll() }
-      return state.callbacks
-    }
-    guard let callbacks else { return }
+    // Taken out under the lock, cancelled and run outside it: the wait's cancellation runs
+    // the clock's code, and the callbacks are the user's.
+    let taken: (callbacks: [@Sendable () -> Void], timeout: Task<Void, Never>?)? =
+      state.withLock { state in
+        guard !state.released else { return nil }
+        state.released = true
+        defer {
+          state.callbacks.removeAll()
+          state.timeout = nil
+        }
+        return (state.callbacks, state.timeout)
+      }
+    guard let (callbacks, timeout) = taken else { return }
+    timeout?.cancel()
     lane.unpause(ObjectIdentifier(self))
     for callback in callbacks { callback() }
   }
 
-  /// Arms the timeout: when it passes before the lock is released, the lock is released and an
-  /// issue is reported.
+  /// Arms the timeout: when `timeout` passes on `clock` before the lock is released, the lock
+  /// is released and an issue is reported.
   ///
-  /// The timeout is user input, so it is converted without trapping: zero or less releases at
-  /// once; a deadline too far for a dispatch timer (2⁶² ns of uptime, about 146 years) means
-  /// never, and no timer is armed.
-  func arm(timeout: Duration, file: StaticString, line: UInt) {
-    let limit: UInt64 = 1 << 62
-    guard timeout < .nanoseconds(Int64(limit)) else { return }
-    var nanoseconds: UInt64 = 0
-    if timeout > .zero {
-      // Below 2⁶² ns, the seconds fit in 64 bits; overflow is checked all the same.
-      let (seconds, attoseconds) = timeout.components
-      let (whole, wholeOverflow) = UInt64(clamping: seconds).multipliedReportingOverflow(
-        by: 1_000_000_000)
-      let (sum, sumOverflow) = whole.addingReportingOverflow(
-        UInt64(clamping: attoseconds / 1_000_000_000))
-      guard !wholeOverflow, !sumOverflow else { return }
-      nanoseconds = sum
-    }
-    let (deadline, overflow) = DispatchTime.now().uptimeNanoseconds
-      .addingReportingOverflow(nanoseconds)
-    guard !overflow, deadline < limit else { return }
+  /// The deadline is fixed now, on `clock`, so a test clock advanced right after `pause` is
+  /// deterministic. The wait is a task sleeping on `clock`: it blocks no thread, holds the lock
+  /// weakly (an unreleased lock still deinitializes, and releases itself), and is cancelled when
+  /// the lock is released. The timeout is user input, so it is used without trapping: zero or
+  /// less releases at once; a timeout of 2⁶² ns (about 146 years) or more means never, and no
+  /// task is started.
+  func arm<C: Clock<Duration>>(
+    timeout: Duration, clock: C, file: StaticString, line: UInt
+  ) {
+    guard timeout < .nanoseconds(Int64(1) << 62) else { return }
+    let deadline = clock.now.advanced(by: max(timeout, .zero))
     let reporter = lane.reporter
     let label = self.label
-    DispatchQueue.global().asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) {
-      [weak self] in
+    let task = Task { [weak self] in
+      // A test clock may already be at the deadline, and swift-clocks' `TestClock` suspends a
+      // sleep until its current time until it is advanced again.
+      if clock.now < deadline {
+        do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+      }
       guard let self, !self.isReleased else { return }
       // Reported first, so the report comes before the replay the release causes.
       reporter.report(
@@ -102,6 +110,11 @@ public final class Lock: Sendable {
           fileID: "\(file)", line: line))
       self.release()
     }
+    let releasedMeanwhile = state.withLock { state in
+      if !state.released { state.timeout = task }
+      return state.released
+    }
+    if releasedMeanwhile { task.cancel() }
   }
 }
 

@@ -44,8 +44,9 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
 
   /// How long the deinitialization waits, at most, for the effects running at the end of the
   /// test to end: an effect whose last dispatch was just received may still be returning from
-  /// it. The wait polls; it needs no other thread of the cooperative pool, so concurrent tests
-  /// ending together cannot stall each other.
+  /// it. The wait ends as soon as the last one ends (the effect runtime signals it); it needs no
+  /// other thread of the cooperative pool, so concurrent tests ending together cannot stall each
+  /// other.
   static var endOfTestGrace: Duration { .milliseconds(100) }
   /// How many times `send` and `receive` let the tasks ready to run go first while effects are
   /// running, so that an effect just started, or just returning from the dispatch a test
@@ -212,8 +213,8 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// running, and actions those effects dispatch after the end of the test.
   ///
   /// An effect whose last dispatch was just received may still be returning from it, and the
-  /// deinitialization cannot await: it waits a moment (``endOfTestGrace``) for the effects
-  /// running to end, polling, then for what they dispatched meanwhile to be processed. The
+  /// deinitialization cannot await: it waits, at most a moment (``endOfTestGrace``), for the
+  /// effects running to end, woken when the last one ends, then for what they dispatched meanwhile to be processed. The
   /// effects still running then fail the test; so do the actions dispatched meanwhile, since
   /// nobody asserted them.
   private func checkTheEnd() {
@@ -231,12 +232,13 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
     let runningAtTheEnd = store.activeEffectSources
     guard !runningAtTheEnd.isEmpty else { return }
     willWaitForEffectsAtTheEnd?()
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: Self.endOfTestGrace)
-    while store.activeEffectCount > 0, clock.now < deadline {
-      // A dedicated sleep, not a task: the effects may need this process's other threads.
-      Thread.sleep(forTimeInterval: 0.001)
-    }
+    // Woken by the effect runtime when the last effect not cancelled ends; a semaphore, not a
+    // task: the effects may need this process's other threads.
+    let ended = DispatchSemaphore(value: 0)
+    store.whenNoActiveEffect { ended.signal() }
+    let (seconds, attoseconds) = Self.endOfTestGrace.components
+    _ = ended.wait(
+      timeout: .now() + .seconds(Int(seconds)) + .nanoseconds(Int(attoseconds / 1_000_000_000)))
     // What the effects dispatched while the lane was held elsewhere is processed by the
     // holder, on its thread.
     store.flushLane()

@@ -169,9 +169,9 @@ func expectFailures(
   return failures
 }
 
-/// Waits (yielding) until `condition` holds; records an issue after `timeout`.
+/// Waits (yielding) until `condition` holds; records an issue after `timeout`, a hang guard.
 func waitUntil(
-  _ what: Comment, timeout: Duration = .seconds(2),
+  _ what: Comment, timeout: Duration = .seconds(60),
   sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async {
   let clock = ContinuousClock()
@@ -195,7 +195,8 @@ func waitForCancelledEffects(
   }
 }
 
-/// How long `body` takes.
+/// How long `body` takes: for the lower bounds of the test store's timeouts, and for upper
+/// bounds that are hang guards (60 s), never for a claim about speed.
 func elapsed(_ body: () async -> Void, isolation: isolated (any Actor)? = #isolation) async
   -> Duration
 {

@@ -17,6 +17,8 @@ final class EffectRuntime: @unchecked Sendable {
   private var running: [UInt64: Running] = [:]
   private var nextToken: UInt64 = 1
   private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+  /// Called once when no effect in flight is left that was not cancelled.
+  private var activeEndedCallbacks: [@Sendable () -> Void] = []
   private var started = 0
   /// Named ids, interned, so that policies compare integers on the dispatch path.
   private var keys: [EffectID: Int] = [:]
@@ -85,6 +87,7 @@ final class EffectRuntime: @unchecked Sendable {
     switch registration.kind {
     case .cancel:
       lock.withLock { cancelLocked { $0.key == key } }
+      notifyIfNoActiveEffect()
     case .run(let policy):
       guard runs else { return }
       lock.lock()
@@ -97,7 +100,10 @@ final class EffectRuntime: @unchecked Sendable {
         }
       }
       lock.unlock()
-      guard let operation = registration.operation(action) else { return }
+      guard let operation = registration.operation(action) else {
+        // The runs a policy cancelled are not replaced.
+        return notifyIfNoActiveEffect()
+      }
       let delay = policy.makeDelay?()
       let body: @Sendable () async throws -> Void
       if let delay {
@@ -159,13 +165,16 @@ final class EffectRuntime: @unchecked Sendable {
       waiters = idleWaiters
       idleWaiters.removeAll()
     }
+    let callbacks = takeActiveEndedLocked()
     lock.unlock()
     for waiter in waiters { waiter.resume() }
+    for callback in callbacks { callback() }
   }
 
   /// Cancels one run.
   func cancel(token: UInt64) {
     lock.withLock { cancelLocked { $0.token == token } }
+    notifyIfNoActiveEffect()
   }
 
   /// Cancels the runs of `id`.
@@ -174,16 +183,19 @@ final class EffectRuntime: @unchecked Sendable {
       guard let key = keys[id] else { return }
       cancelLocked { $0.key == key }
     }
+    notifyIfNoActiveEffect()
   }
 
   /// Cancels the runs of a group.
   func cancel(group: EffectGroup) {
     lock.withLock { cancelLocked { $0.group == group } }
+    notifyIfNoActiveEffect()
   }
 
   /// Cancels every run.
   func cancelAll() {
     lock.withLock { cancelLocked { _ in true } }
+    notifyIfNoActiveEffect()
   }
 
   private func cancelLocked(where matches: (Running) -> Bool) {
@@ -191,6 +203,34 @@ final class EffectRuntime: @unchecked Sendable {
       entry.task?.cancel()
       running[token]?.cancelled = true
     }
+  }
+
+  /// Calls the callbacks of ``whenNoActiveEffect(_:)`` when no run is left that was not
+  /// cancelled (after a cancellation: a policy's, by the time the run replacing it started).
+  private func notifyIfNoActiveEffect() {
+    let callbacks = lock.withLock { takeActiveEndedLocked() }
+    for callback in callbacks { callback() }
+  }
+
+  /// The callbacks of ``whenNoActiveEffect(_:)`` when no run is left that was not cancelled
+  /// (under the lock), taken out of the runtime.
+  private func takeActiveEndedLocked() -> [@Sendable () -> Void] {
+    guard !activeEndedCallbacks.isEmpty, !running.values.contains(where: { !$0.cancelled }) else {
+      return []
+    }
+    defer { activeEndedCallbacks.removeAll() }
+    return activeEndedCallbacks
+  }
+
+  /// Calls `body` once, as soon as no effect in flight is left that was not cancelled (at once,
+  /// on this thread, when none is); from the thread that ends or cancels the last one.
+  func whenNoActiveEffect(_ body: @escaping @Sendable () -> Void) {
+    let now = lock.withLock {
+      guard running.values.contains(where: { !$0.cancelled }) else { return true }
+      activeEndedCallbacks.append(body)
+      return false
+    }
+    if now { body() }
   }
 
   /// Resumes once no effect is in flight.

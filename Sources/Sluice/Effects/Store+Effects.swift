@@ -50,6 +50,12 @@ extension Store {
   /// The effects in flight on this store's lane that were not cancelled; for testing tools.
   package var activeEffectCount: Int { core.lane.effects.activeCount }
 
+  /// Calls `body` once, as soon as no effect in flight on this store's lane is left that was not
+  /// cancelled (at once when none is); for testing tools that must wait without awaiting.
+  package func whenNoActiveEffect(_ body: @escaping @Sendable () -> Void) {
+    core.lane.effects.whenNoActiveEffect(body)
+  }
+
   /// What started each effect in flight on this store's lane that was not cancelled, oldest
   /// first; for testing tools' messages.
   package var activeEffectSources: [ErrorEvent.Source] { core.lane.effects.activeSources }

@@ -8,7 +8,7 @@ enum ArticleSupport {
   typealias Output = PrintedLines
 
   /// Polls `condition` until it holds or `seconds` passed; returns whether it held.
-  static func eventually(upTo seconds: Double = 5, _ condition: @Sendable () -> Bool) async
+  static func eventually(upTo seconds: Double = 60, _ condition: @Sendable () -> Bool) async
     -> Bool
   {
     let deadline = Date().addingTimeInterval(seconds)
@@ -32,7 +32,7 @@ extension PrintedLines {
   /// Waits until `condition` holds for the lines, polling, for at most `seconds`; returns
   /// whether it held. Never a fixed sleep: it returns as soon as the condition holds.
   func wait(
-    upTo seconds: Double = 5, until condition: @Sendable ([String]) -> Bool
+    upTo seconds: Double = 60, until condition: @Sendable ([String]) -> Bool
   ) async -> Bool {
     await ArticleSupport.eventually(upTo: seconds) { condition(self.lines) }
   }

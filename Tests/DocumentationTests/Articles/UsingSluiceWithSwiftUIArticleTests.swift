@@ -169,7 +169,7 @@ import Testing
 
   /// Lets main-actor hops run until `condition` holds (at most 10 seconds).
   static func settle(_ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while !condition(), ContinuousClock.now < deadline { await Task.yield() }
   }
 }

@@ -279,7 +279,7 @@ extension FlaskGuide {
 
   /// Waits until `condition` holds, for at most 20 seconds; returns whether it held.
   static func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
+    let deadline = ContinuousClock.now + .seconds(60)
     while !condition() {
       if ContinuousClock.now > deadline { return false }
       await Task.yield()

@@ -28,7 +28,7 @@ final class PrintedLines: @unchecked Sendable {
 /// Waits on the main actor until `condition` holds, for at most five seconds, letting main-actor
 /// deliveries run in between; returns whether it held.
 @MainActor func eventuallyOnMainActor(_ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .seconds(5)
+  let deadline = ContinuousClock.now + .seconds(60)
   while !condition() {
     guard ContinuousClock.now < deadline else { return false }
     await Task.yield()

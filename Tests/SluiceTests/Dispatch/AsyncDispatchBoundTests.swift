@@ -41,7 +41,7 @@ import Testing
     let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
     // On a dedicated thread: a wrong policy would block it, and the deadline turns that into a
     // failure.
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       let lock = dispatcher.pause()
       for id in 1...5 { store.dispatch(LaneAdd(id: id), mode: .async) }
       #expect(dispatcher.queueDepth == 5)
@@ -65,7 +65,7 @@ import Testing
       guard change.new == 0 else { return }
       for id in 1...4 { store.dispatch(LaneAdd(id: id), mode: .async) }
     }
-    let finished = await runOnThreads(1, timeout: 30) { _ in store.dispatch(LaneAdd(id: 0)) }
+    let finished = await runOnThreads(1, timeout: 60) { _ in store.dispatch(LaneAdd(id: 0)) }
     #expect(finished)
     #expect(store.state.ids == Array(0...4))
     #expect(issues.kinds == [.queueBoundExceeded])

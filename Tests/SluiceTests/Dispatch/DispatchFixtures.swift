@@ -50,7 +50,7 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
 }
 
 /// Waits for `semaphore` without blocking the cooperative pool; `false` on time-out.
-func wait(for semaphore: DispatchSemaphore, timeout: TimeInterval = 30) async -> Bool {
+func wait(for semaphore: DispatchSemaphore, timeout: TimeInterval = 60) async -> Bool {
   await offPool { semaphore.wait(timeout: .now() + timeout) == .success }
 }
 
@@ -73,14 +73,24 @@ private func blockingRunOnThreads(
   return group.wait(timeout: .now() + timeout) == .success
 }
 
-/// Waits (off the cooperative pool) until `condition` holds, at most `timeout`.
-func waitUntil(timeout: TimeInterval = 30, _ condition: @escaping @Sendable () -> Bool) async
+/// Waits until `condition` holds; `false` only when `timeout` (a hang guard) passed first.
+///
+/// For conditions the lane makes true with no event to await. It re-checks after yielding, and
+/// after a short sleep once the tasks ready to run had their turn, so that it never keeps a
+/// thread of the cooperative pool spinning while the work it waits for needs that thread.
+func waitUntil(timeout: TimeInterval = 60, _ condition: @escaping @Sendable () -> Bool) async
   -> Bool
 {
   let deadline = Date().addingTimeInterval(timeout)
+  var checks = 0
   while !condition() {
     if Date() > deadline { return false }
-    await Task.yield()
+    checks += 1
+    if checks < 64 {
+      await Task.yield()
+    } else {
+      try? await Task.sleep(for: .microseconds(200))
+    }
   }
   return true
 }

@@ -22,22 +22,22 @@ import Testing
         guard change.new == 0 else { return }
         entered.signal()
         // Bounded, so a failing test never leaves the lane held forever.
-        _ = released.wait(timeout: .now() + 30)
+        _ = released.wait(timeout: .now() + 60)
       }
       Thread { [finished] in
         store.dispatch(LaneAdd(id: 0))
         finished.signal()
       }.start()
-      _ = entered.wait(timeout: .now() + 30)
+      _ = entered.wait(timeout: .now() + 60)
     }
 
     func release() {
       released.signal()
-      _ = finished.wait(timeout: .now() + 30)
+      _ = finished.wait(timeout: .now() + 60)
     }
   }
 
-  /// Runs `body` on a new thread; `true` when it returned within `seconds`.
+  /// Runs `body` on a new thread; `true` when it returned within `seconds`, a hang guard.
   func returns(within seconds: TimeInterval, _ body: @escaping @Sendable () -> Void) async
     -> Bool
   {
@@ -62,7 +62,7 @@ import Testing
     let holder = Holder(store)
     let lock = Guarded<Lock?>(nil)
     let caller = Task {
-      await returns(within: 10) {
+      await returns(within: 60) {
         let taken = dispatcher.exclusive(LaneAdd(id: 1))
         lock.withLock { $0 = taken }
       }
@@ -88,7 +88,7 @@ import Testing
       if change.new == 6 { store.dispatch(LaneAdd(id: 7)) }
     }
     let holder = Holder(store)
-    let caller = Task { await returns(within: 10) { store.dispatch(LaneAdd(id: 5)) } }
+    let caller = Task { await returns(within: 60) { store.dispatch(LaneAdd(id: 5)) } }
     #expect(await waitUntil { dispatcher.queueDepth == 1 })
     holder.release()
     #expect(await caller.value, "dispatch never returned")
@@ -100,34 +100,41 @@ import Testing
 
   // Defect 11: a synchronous dispatch returns once its own chain was processed, even when it
   // holds the lane while other threads keep queueing asynchronous dispatches behind it.
+  //
+  // The flood never ends by itself: the flooders keep the queue filled (up to a bound, so a
+  // failing run does not exhaust memory) until the dispatch returned. A dispatch that went on
+  // draining the flood would never return: the hang guard fails the test.
   @Test func aSynchronousDispatchReturnsWhileOtherThreadsFloodTheLane() async {
     let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
-    let flooding = Atomic<Bool>(false)
+    let flooders = 2
+    let go = DispatchSemaphore(value: 0)
+    let flooded = DispatchSemaphore(value: 0)
     let stopped = Atomic<Bool>(false)
     // The caller's own action starts the flood, and goes on once the flood is queued behind it.
     let starter = store.observe(\.last, from: .nextChange) { change in
       guard change.new == 0 else { return }
-      flooding.store(true, ordering: .relaxed)
-      let deadline = Date().addingTimeInterval(10)
-      while store.dispatcher.queueDepth < 100, Date() < deadline {
-        Thread.sleep(forTimeInterval: 0.001)
-      }
+      for _ in 0..<flooders { go.signal() }
+      for _ in 0..<flooders { _ = flooded.wait(timeout: .now() + 60) }
     }
-    let flooders = Task {
-      await runOnThreads(2, timeout: 60) { thread in
-        while !flooding.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
-        // Bounded, so the backlog left behind drains in a moment.
+    let flooding = Task {
+      await runOnThreads(flooders, timeout: 60) { thread in
+        guard go.wait(timeout: .now() + 60) == .success else { return }
         var next = 0
-        while !stopped.load(ordering: .relaxed), next < 20_000 {
+        while !stopped.load(ordering: .relaxed) {
+          guard store.dispatcher.queueDepth < 10_000 else {
+            sched_yield()
+            continue
+          }
           store.dispatch(LaneAdd(id: 1_000_000 * (thread + 1) + next), mode: .async)
           next += 1
+          if next == 50 { flooded.signal() }
         }
       }
     }
-    let returned = await returns(within: 10) { store.dispatch(LaneAdd(id: 0)) }
+    let returned = await returns(within: 60) { store.dispatch(LaneAdd(id: 0)) }
     stopped.store(true, ordering: .relaxed)
-    flooding.store(true, ordering: .relaxed)
-    _ = await flooders.value
+    for _ in 0..<flooders { go.signal() }
+    _ = await flooding.value
     #expect(returned, "a synchronous dispatch went on draining the flood")
     store.dispatch(LaneNoop())
     #expect(store.state.ids.first == 0)
@@ -184,7 +191,7 @@ import Testing
     #expect(tracked == nil)
     // The worker block the async dispatch scheduled may be running on another thread, holding
     // the lane for the moment it takes to find nothing left to do: the lane goes right after.
-    let deadline = ContinuousClock.now + .seconds(5)
+    let deadline = ContinuousClock.now + .seconds(60)
     while lane != nil, ContinuousClock.now < deadline { sched_yield() }
     #expect(lane == nil)
   }

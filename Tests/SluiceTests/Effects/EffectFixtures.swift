@@ -164,19 +164,27 @@ func effYield(_ times: Int = 200) async {
   for _ in 0..<times { await Task.yield() }
 }
 
-/// Runs `work` and reports whether it finished within `timeout`; a hang becomes a failure
-/// instead of a stuck test run.
+/// Runs `work` and returns as soon as it finished; a hang becomes a failure after `timeout`
+/// (a hang guard) instead of a stuck test run.
 @discardableResult
 func effCompletes(
   within timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
   _ work: @escaping @Sendable () async -> Void
 ) async -> Bool {
-  let done = Recorder<Bool>()
+  let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
   let task = Task {
     await work()
-    done.append(true)
+    outcome.yield(true)
   }
-  let finished = await effEventually(timeout: timeout) { done.count == 1 }
+  let hangGuard = Task {
+    do {
+      try await Task.sleep(for: timeout)
+      outcome.yield(false)
+    } catch {}
+  }
+  var iterator = outcomes.makeAsyncIterator()
+  let finished = await iterator.next() ?? false
+  hangGuard.cancel()
   #expect(finished, "did not finish within \(timeout)", sourceLocation: sourceLocation)
   if !finished { task.cancel() }
   return finished

@@ -22,15 +22,25 @@ import Testing
     fault: LaneModel.Fault? = nil
   ) async -> LaneModel {
     await withCheckedContinuation { continuation in
+      // The exploration runs on a thread of the lowest priority, so that it uses the CPU time
+      // other tests leave. It must not resume the test itself: on Linux a thread's niceness is
+      // inherited by the threads it creates, and resuming may make the cooperative pool start
+      // a worker thread from the resuming one; a niced pool thread would then starve whatever
+      // test runs on it under load. So a thread of normal priority waits for it and resumes.
       Thread {
-        // The lowest priority: the exploration uses the CPU time other tests leave, so their
-        // timing is not disturbed.
-        #if canImport(Glibc)
-          _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        #endif
-        var model = LaneModel(scripts: scripts, fault: fault)
-        model.explore(threads, maxQueueDepth: maxQueueDepth)
-        continuation.resume(returning: model)
+        let explored = DispatchSemaphore(value: 0)
+        let result = LaneModelBox()
+        Thread {
+          #if canImport(Glibc)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+          #endif
+          var model = LaneModel(scripts: scripts, fault: fault)
+          model.explore(threads, maxQueueDepth: maxQueueDepth)
+          result.model = model
+          explored.signal()
+        }.start()
+        explored.wait()
+        continuation.resume(returning: result.model ?? LaneModel(scripts: scripts, fault: fault))
       }.start()
     }
   }
@@ -140,4 +150,11 @@ import Testing
     await expectSound(
       [[.sync("a")], [.pause(1)], [.sync("b")]], scripts: ["a": [.release(1)]])
   }
+}
+
+/// The model an exploration thread hands to the thread that waits for it.
+private final class LaneModelBox: @unchecked Sendable {
+  // @unchecked Sendable: written by the exploration thread before it signals, read by the
+  // waiting thread after the signal (the semaphore orders them).
+  var model: LaneModel?
 }

@@ -91,7 +91,7 @@ import Testing
             let start = state
             state.count = -1  // half-way: never seen by a reader
             entered.signal()
-            _ = release.wait(timeout: .now() + 30)
+            _ = release.wait(timeout: .now() + 60)
             state = start
             state.bump()
           })
@@ -107,8 +107,9 @@ import Testing
     }
 
     /// Reads the state from another thread while a `Hold` step is blocked; `nil` when the read
-    /// did not return within `deadline` seconds (it waited for the reducer).
-    func readWhileHeld(deadline: Double = 5) async -> Tally? {
+    /// did not return within `deadline` seconds: it waited for the reducer, which the test
+    /// releases only after the read, so a read that waits never returns by itself (a hang guard).
+    func readWhileHeld(deadline: Double = 60) async -> Tally? {
       let store = self.store
       let holder = ObsThreads(1) { _ in store.dispatch(Hold()) }
       guard await wait(for: entered) else { return nil }
@@ -201,7 +202,7 @@ import Testing
         .on(Meet.self) { state, _ in
           state.bump()
           arrive.signal()
-          _ = meet.wait(timeout: .now() + 30)
+          _ = meet.wait(timeout: .now() + 60)
           state.seen = Self.read(other).count
         }
     }
@@ -217,7 +218,7 @@ import Testing
     right.dispatch(Tick())
 
     // Each reducer holds its store and reads the other, held by the other thread: a cycle.
-    let finished = await runOnThreads(2, timeout: 30) { thread in
+    let finished = await runOnThreads(2, timeout: 60) { thread in
       (thread == 0 ? left : right).dispatch(Meet())
     }
 

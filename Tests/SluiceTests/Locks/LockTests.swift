@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 
@@ -127,9 +128,14 @@ import Testing
     let dispatcher = Dispatcher(reporter: issues.reporter)
     let store = TxFixtures.log(dispatcher)
     let released = TxEvent()
-    let lock = dispatcher.pause("slow save", timeout: .milliseconds(50))
+    let clock = TestClock()
+    let lock = dispatcher.pause("slow save", timeout: .milliseconds(50), clock: clock)
     lock.onRelease { released.signal() }
     store.dispatch(TxAdd(id: 1))
+    await clock.advance(by: .milliseconds(49))
+    #expect(!lock.isReleased, "released before its timeout")
+    #expect(store.state.ids.isEmpty)
+    await clock.advance(by: .milliseconds(1))
     #expect(await released.wait(), "the timeout did not release the lock")
     #expect(await issues.wait(for: .lockTimedOut), "no lockTimedOut issue")
     #expect(lock.isReleased)
@@ -143,11 +149,13 @@ import Testing
   @Test func aLockReleasedBeforeItsTimeoutReportsNothing() async {
     let issues = TxIssues()
     let dispatcher = Dispatcher(reporter: issues.reporter)
-    let early = dispatcher.pause("early", timeout: .milliseconds(20))
+    let clock = TestClock()
+    let early = dispatcher.pause("early", timeout: .milliseconds(20), clock: clock)
     early.release()
-    // A second lock whose (later) timeout is the event to wait for: by then the first timer
-    // has long fired and found its lock released.
-    let late = dispatcher.pause("late", timeout: .milliseconds(300))
+    // A second lock whose (later) timeout is the event to wait for: the clock passes the first
+    // deadline on its way, and the release cancelled the first wait.
+    let late = dispatcher.pause("late", timeout: .milliseconds(300), clock: clock)
+    await clock.advance(by: .milliseconds(300))
     #expect(await issues.wait(for: .lockTimedOut))
     #expect(issues.all.count == 1)
     #expect(issues.all.first?.message.contains("late") == true)
@@ -339,13 +347,33 @@ import Testing
     let dispatcher = Dispatcher(reporter: issues.reporter)
     let store = TxFixtures.log(dispatcher)
     let released = TxEvent()
-    let lock = dispatcher.exclusive(TxAdd(id: 1), timeout: .milliseconds(50))
+    let clock = TestClock()
+    let lock = dispatcher.exclusive(TxAdd(id: 1), timeout: .milliseconds(50), clock: clock)
     lock.onRelease { released.signal() }
     store.dispatch(TxAdd(id: 2))
+    #expect(store.state.ids == [1])
+    await clock.advance(by: .milliseconds(50))
     #expect(await released.wait())
     #expect(await issues.wait(for: .lockTimedOut))
     #expect(store.state.ids == [1, 2])
     withExtendedLifetime(lock) {}
+  }
+
+  @Test func theWaitOfATimeoutKeepsNoLockAlive() async {
+    let dispatcher = Dispatcher()
+    let store = TxFixtures.log(dispatcher)
+    let clock = TestClock()
+    weak var weakLock: Lock?
+    do {
+      let lock = dispatcher.pause(timeout: .seconds(60), clock: clock)
+      weakLock = lock
+      store.dispatch(TxAdd(id: 1))
+      #expect(store.state.ids.isEmpty)
+    }
+    // Nobody holds the lock: it went, and released the lane, though its timeout is pending.
+    #expect(weakLock == nil)
+    #expect(!dispatcher.isPaused)
+    #expect(store.state.ids == [1])
   }
 
   @Test func aDiscardedExclusiveLockIsReleasedOnceNobodyHoldsIt() {

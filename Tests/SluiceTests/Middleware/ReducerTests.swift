@@ -207,7 +207,7 @@ struct ReducerTests {
       })
     itself.object = store
 
-    let finished = await mwFinishes(within: .seconds(10)) { store.dispatch(RdSet(value: 5)) }
+    let finished = await mwFinishes(within: .seconds(60)) { store.dispatch(RdSet(value: 5)) }
 
     guard finished else {
       // Reading `store.state` now would block on the deadlocked reducer's lock too.

@@ -232,7 +232,7 @@ import Testing
       queuedBox.value?.cancel()
     }
 
-    let dispatched = await obsOnBackgroundThread(timeout: 10) {
+    let dispatched = await obsOnBackgroundThread(timeout: 60) {
       store.dispatch(ObsSetA(value: 1))
     }
     #expect(

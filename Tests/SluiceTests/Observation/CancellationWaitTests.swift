@@ -40,7 +40,7 @@ import Testing
       waited.value = clock.now - start
       cancelled.signal()
     }.start()
-    let returnedInTime = await cancelled.wait(timeout: 10)
+    let returnedInTime = await cancelled.wait(timeout: 60)
     released.signal()
 
     #expect(returnedInTime)
@@ -109,7 +109,7 @@ import Testing
       returned.signal()
     }
     other.dispatch(ObsSetA(value: 1))
-    let returnedAtOnce = await returned.wait(timeout: 10)
+    let returnedAtOnce = await returned.wait(timeout: 60)
     released.signal()
 
     #expect(returnedAtOnce)

@@ -9,7 +9,7 @@ import Testing
 
 /// How long a test waits for an event before it fails (never a timing assumption: passing runs
 /// take microseconds; this only turns a hang into a failure).
-let obsTimeout: Double = 20
+let obsTimeout: Double = 60
 
 // MARK: - States and actions
 
@@ -268,17 +268,23 @@ func obsDrain(_ queue: DispatchQueue, timeout: Double = obsTimeout) async -> Boo
   return await done.wait(timeout: timeout)
 }
 
-/// Re-checks `condition`, running `poke` and yielding between checks, a bounded number of
-/// times: for conditions that become true after lane work the test cannot await directly.
-func obsEventually(
-  attempts: Int = 1_000, poke: () -> Void = {}, until condition: () -> Bool
-) async -> Bool {
-  for _ in 0..<attempts {
-    if condition() { return true }
+/// Re-checks `condition`, running `poke` and yielding (then sleeping briefly) between checks:
+/// for conditions that become true after lane work the test cannot await directly; `false`
+/// only after `obsTimeout`, a hang guard.
+func obsEventually(poke: () -> Void = {}, until condition: () -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: .seconds(obsTimeout))
+  var checks = 0
+  while !condition() {
+    guard ContinuousClock.now < deadline else { return false }
     poke()
-    await Task.yield()
+    checks += 1
+    if checks < 64 {
+      await Task.yield()
+    } else {
+      try? await Task.sleep(for: .microseconds(200))
+    }
   }
-  return condition()
+  return true
 }
 
 /// Collects the first `count` elements of `stream` in a new task; the task is cancelled after

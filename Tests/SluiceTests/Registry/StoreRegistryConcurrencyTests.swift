@@ -34,7 +34,7 @@ struct StoreRegistryConcurrencyTests {
       let dispatcher = Dispatcher(reporter: .collecting(into: log))
       let stores = Recorder<Store<RegCounted>>()
       let arrived = Atomic<Int>(0)
-      let finished = await runOnThreads(threads, timeout: 30) { _ in
+      let finished = await runOnThreads(threads, timeout: 60) { _ in
         // Every thread waits (yielding its core) until all arrived, so the calls overlap.
         arrived.add(1, ordering: .relaxed)
         while arrived.load(ordering: .relaxed) < threads { sched_yield() }

@@ -42,7 +42,8 @@ import Testing
     let dispatcher = Dispatcher(reporter: issues.reporter)
     let store = TxFixtures.account(dispatcher, x: 1)
     let thrown = Recorder<Bool>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let misused = DispatchSemaphore(value: 0)
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.x = 2 }
         // Another thread, while this closure holds the lane.
@@ -53,11 +54,12 @@ import Testing
           } catch {
             thrown.append(true)
           }
+          misused.signal()
           tx.dispatch(TxDeposit(amount: 1000))
         }
         other.start()
-        let deadline = Date().addingTimeInterval(20)
-        while thrown.count == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        // A hang guard: the other thread never blocks on this one.
+        _ = misused.wait(timeout: .now() + 60)
         // The other thread's misuse did not abort this transaction.
         try tx.update(store) { $0.x += 1 }
       }
@@ -74,7 +76,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       let outcome = dispatcher.transaction { tx in
         // The token's deinit reads the store: released under a lock, it would deadlock.
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
@@ -93,7 +95,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 30) { _ in
+    let finished = await runOnThreads(1, timeout: 60) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
       }

@@ -7,7 +7,7 @@ import Sluice
 
 /// How long a test waits for an event before it fails. Passing runs take microseconds; this only
 /// turns a hang into a failure.
-let txTimeout: Double = 20
+let txTimeout: Double = 60
 
 // MARK: - States and actions
 
@@ -164,12 +164,20 @@ final class TxIssues: @unchecked Sendable {
   }
 }
 
-/// Yields until `condition` holds, a bounded number of times; for lane work that a test cannot
-/// await directly (a task that has not queued its item yet). Never sleeps.
-func txEventually(attempts: Int = 100_000, _ condition: () -> Bool) async -> Bool {
-  for _ in 0..<attempts {
-    if condition() { return true }
-    await Task.yield()
+/// Waits until `condition` holds, for lane work that a test cannot await directly (a task that
+/// has not queued its item yet); `false` only after `txTimeout`, a hang guard. It yields, then
+/// sleeps briefly between checks, so it never keeps a pool thread the work needs spinning.
+func txEventually(_ condition: () -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now.advanced(by: .seconds(txTimeout))
+  var checks = 0
+  while !condition() {
+    guard ContinuousClock.now < deadline else { return false }
+    checks += 1
+    if checks < 64 {
+      await Task.yield()
+    } else {
+      try? await Task.sleep(for: .microseconds(200))
+    }
   }
-  return condition()
+  return true
 }
