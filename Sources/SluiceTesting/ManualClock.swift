@@ -1,7 +1,16 @@
 import Foundation
 import Sluice
 
-/// A clock that moves only when told: for testing debounced effects without sleeping.
+/// A clock that moves only when told: the clock of a ``StoreProperty``'s runs.
+///
+/// For a store's example tests, swift-clocks' `TestClock` does the same job (`import Clocks`;
+/// `await clock.advance(by:)`), and Sluice's APIs that wait take any `Clock<Duration>`.
+/// `ManualClock` exists for what a property run needs and `TestClock` does not offer: it counts
+/// its sleepers (``sleeperCount``), so a run knows when every effect either ended or waits on
+/// the clock, without yielding a fixed number of times; and a run wakes its sleepers one at a
+/// time, by deadline then registration order, where `TestClock` wakes sleepers with equal
+/// deadlines in no defined order. So a run replays the same way every time, and a shrunk
+/// failure is the same failure.
 ///
 /// ```swift
 /// let clock = ManualClock()

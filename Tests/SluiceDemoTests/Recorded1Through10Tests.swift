@@ -13,12 +13,12 @@ import Testing
   let store = TestStore(
     initialState: TodoList(items: [], nextID: 1),
     reducer: TodoList.reducer)
-  // #1 AddTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:18, from outside
+  // #1 AddTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:19, from outside
   await store.send(AddTodo(title: "Buy milk", request: nil)) {
     $0.items = [Todo(id: 1, title: "Buy milk", isDone: false, request: nil)]
     $0.nextID = 2
   }
-  // #2 AddTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:19, from outside
+  // #2 AddTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:20, from outside
   await store.send(AddTodo(title: "Walk the dog", request: nil)) {
     $0.items = [
       Todo(id: 1, title: "Buy milk", isDone: false, request: nil),
@@ -26,14 +26,14 @@ import Testing
     ]
     $0.nextID = 3
   }
-  // #4 CompleteTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:21, from outside
+  // #4 CompleteTodo, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:22, from outside
   await store.send(CompleteTodo(id: 1)) {
     $0.items = [
       Todo(id: 1, title: "Buy milk", isDone: true, request: nil),
       Todo(id: 2, title: "Walk the dog", isDone: false, request: nil),
     ]
   }
-  // #6 ClearCompleted, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:23, from outside
+  // #6 ClearCompleted, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:24, from outside
   await store.send(ClearCompleted()) {
     $0.items = [Todo(id: 2, title: "Walk the dog", isDone: false, request: nil)]
   }
@@ -44,7 +44,7 @@ import Testing
     initialState: Session(profile: Loadable<Profile>.idle, progress: 0.0),
     reducer: Session.reducer,
     effects: Session.effects(steps: 2, pause: .zero))
-  // #7 SignIn, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:25, from outside
+  // #7 SignIn, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:26, from outside
   await store.send(SignIn(name: "Ada")) {
     $0.profile = Loadable<Profile>.loading()
   }
@@ -67,11 +67,11 @@ import Testing
   let store = TestStore(
     initialState: Settings(theme: .light, toursFinished: 0, lastTourFinishedAt: nil),
     reducer: Settings.reducer)
-  // #3 ChangeTheme, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:20, from outside
+  // #3 ChangeTheme, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:21, from outside
   await store.send(ChangeTheme(theme: .dark)) {
     $0.theme = .dark
   }
-  // #5 TourFinished, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:22, from outside
+  // #5 TourFinished, dispatched at SluiceDemoTests/InspectRecordedTestTests.swift:23, from outside
   await store.send(TourFinished(at: Date(timeIntervalSinceReferenceDate: 812000000.0))) {
     $0.toursFinished = 1
     $0.lastTourFinishedAt = Date(timeIntervalSinceReferenceDate: 812000000.0)

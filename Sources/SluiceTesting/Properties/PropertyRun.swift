@@ -143,14 +143,24 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
 
   /// Waits until every effect running waits on `clock` (or none runs) and the lane processed
   /// what they dispatched; `false` after ``StoreProperty/settleTimeout``.
+  ///
+  /// The timeout counts only while nothing moves: each time an effect ends, starts or goes to
+  /// sleep on the clock, the wait starts over, so effects that are slow to get a thread on a
+  /// busy machine are never taken for effects that wait on another clock.
   private func settle(_ store: Store<State>, clock: ManualClock) async -> Bool {
     var budget = WaitBudget(StoreProperty<State>.settleTimeout)
+    var seen = (active: -1, sleeping: -1)
     while true {
       await store.drainLane()
       let active = store.activeEffectCount
-      if active == 0 || clock.sleeperCount >= active {
+      let sleeping = clock.sleeperCount
+      if active == 0 || sleeping >= active {
         await store.drainLane()
         if store.activeEffectCount == active { return true }
+      }
+      if seen != (active, sleeping) {
+        seen = (active, sleeping)
+        budget = WaitBudget(StoreProperty<State>.settleTimeout)
       }
       if budget.isSpent() { return false }
       await Task.yield()

@@ -217,20 +217,43 @@ struct LdScoresLoaded: KeyedCompletableAction {
   // that fails is failed in the dictionary while the others are loaded.
   @Test func aKeyedLoadFillsEveryKeyFromOneResponse() async {
     let book = MiniPhoneBook()
+    // The loads wait until the test has seen the keys loading: the effect never outruns it.
+    let gate = LdGate()
     let effects = Effects<MiniContactsState>()
       .load(
         MiniRequestContactsAction.self, asKeyed: MiniRequestContactLoadedAction.self,
         keys: \.phones
-      ) { phone, _ in try book.contact(for: phone) }
+      ) { phone, _ in
+        await gate.wait()
+        return try book.contact(for: phone)
+      }
     let store = Store(
       initialState: MiniContactsState(), reducer: MiniContactsFixtures.reducer, effects: effects)
     store.dispatch(MiniRequestContactsAction(phones: ["111", "000", "999"]))
     #expect(store.state.contactsByPhone["111"]?.isLoading == true)
+    await gate.open()
     await store.settle()
     let contacts = store.state.contactsByPhone
     #expect(contacts["111"]?.value == .some(MiniPhoneBook.ada))
     #expect(contacts["000"]?.isLoaded == true)
     #expect(contacts["000"]?.value == .some(nil))
     #expect(contacts["999"]?.error == LoadError(LdCode.notFound))
+  }
+}
+
+/// Holds back whoever waits on it until it is opened, once and for all.
+actor LdGate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  func wait() async {
+    guard !isOpen else { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  func open() {
+    isOpen = true
+    for waiter in waiters { waiter.resume() }
+    waiters = []
   }
 }
