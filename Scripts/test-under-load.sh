@@ -29,7 +29,16 @@ if ! command -v stress-ng >/dev/null 2>&1; then
   exit 2
 fi
 
-swift build --build-tests --enable-all-traits "$@"
+# `swift test list` builds exactly what `swift test` runs, with its build parameters (a plain
+# `swift build --build-tests` differs from them, and `swift test` would rebuild every module).
+build_log=$(mktemp)
+if ! swift test list --enable-all-traits "$@" >"${build_log}" 2>&1; then
+  cat "${build_log}" >&2
+  rm -f "${build_log}"
+  exit 1
+fi
+grep -E 'Build complete|warning:|error:' "${build_log}" || true
+rm -f "${build_log}"
 
 stress-ng --cpu "${workers}" --quiet &
 load=$!

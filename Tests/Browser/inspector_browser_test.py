@@ -220,10 +220,23 @@ class InspectorTest:
         return found
 
     def select(self, seq):
-        """Clicks the record's row and waits for its detail; returns its diff lines."""
-        self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"))
-        return self.wait(lambda d: self.js(JS_DIFF, seq),
-                         f"selecting #{seq} did not show its detail (#detail[data-seq] never became {seq})")
+        """Clicks the record's row and waits for its detail; returns its diff lines.
+
+        A row can be rendered again between the moment the click is dispatched and the moment
+        it reaches the table's handler (the log grows every 300 ms): that click is lost, not
+        late. So a click that has not selected the row after a few seconds is made again, up to
+        the hang guard; a page that never shows the detail still fails.
+        """
+        deadline = time.monotonic() + 60
+        while True:
+            self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"))
+            try:
+                return self.wait(lambda d: self.js(JS_DIFF, seq),
+                                 f"selecting #{seq} did not show its detail (#detail[data-seq] never became {seq})",
+                                 timeout=5)
+            except Failure:
+                if time.monotonic() > deadline:
+                    raise
 
     def value_at(self, panel_id, store, path):
         """What the tree in `panel_id` shows for store/path: {'leaf': text} | {'node': meta} | {'missing': ...}."""
