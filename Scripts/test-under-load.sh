@@ -4,7 +4,7 @@
 #
 #   Scripts/test-under-load.sh [--runs N] [--workers W] [-- ARGS…]
 #
-# ARGS go to both `swift build` and `swift test` (CI passes `-Xswiftc -warnings-as-errors`).
+# ARGS go to every `swift test` call (CI passes `-Xswiftc -warnings-as-errors`).
 # The tests are built first, without the load: what this checks is the tests, not the compiler.
 # Then `swift test --enable-all-traits ARGS` runs N times (1 by default) beside
 # `stress-ng --cpu W` (2 by default); the script stops at the first run that fails and prints

@@ -146,11 +146,16 @@ public final class Transaction: @unchecked Sendable {
   /// holds the lane. Reports the misuse otherwise.
   @usableFromInline
   func isUsable(file: StaticString, line: UInt) -> Bool {
-    if isOpen, lane.isCurrentThreadDraining { return true }
+    // The thread first: `isOpen` belongs to the thread that holds the lane (the closure's, or
+    // a later holder's, after the lane's lock), and another thread must not even read it.
+    let onTheLane = lane.isCurrentThreadDraining
+    if onTheLane, isOpen { return true }
     report(
       .transactionUsedOutsideItsClosure,
       "the transaction '\(label)' was used "
-        + (isOpen ? "from another thread" : "after its closure returned")
+        + (onTheLane
+          ? "after its closure returned"
+          : "outside its closure (from another thread, or after it returned)")
         + "; the call did nothing (a read returned the store's current state).",
       file: file, line: line)
     return false
