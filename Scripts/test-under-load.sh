@@ -37,7 +37,7 @@ if ! swift test list --enable-all-traits "$@" >"${build_log}" 2>&1; then
   rm -f "${build_log}"
   exit 1
 fi
-grep -E 'Build complete|warning:|error:' "${build_log}" || true
+grep -E 'Build complete|: (warning|error): ' "${build_log}" || true
 rm -f "${build_log}"
 
 stress-ng --cpu "${workers}" --quiet &
