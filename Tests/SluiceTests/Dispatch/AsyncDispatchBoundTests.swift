@@ -24,13 +24,13 @@ import Testing
       }
     }
     // Three fill the queue; the fourth waits with its action queued, and nothing else comes.
-    #expect(await waitUntil { dispatcher.queueDepth == 4 })
+    #expect(await obsEventually { dispatcher.queueDepth == 4 })
     for _ in 0..<50 { await Task.yield() }
     #expect(returned.values == [1, 2, 3])
     #expect(dispatcher.queueDepth == 4)
     blocker.release.signal()
     #expect(await producer.value)
-    #expect(await waitUntil { store.state.total == 11 })
+    #expect(await obsEventually { store.state.total == 11 })
     #expect(store.state.ids == Array(0...10))
     subscription.cancel()
   }
@@ -84,7 +84,7 @@ import Testing
       })
     store.dispatch(Start())
     #expect(await done.wait())
-    #expect(await waitUntil { store.state.total == 200 })
+    #expect(await obsEventually { store.state.total == 200 })
     #expect(store.state.ids == Array(1...200))
   }
 
@@ -104,7 +104,7 @@ import Testing
       }
     }
     #expect(finished)
-    #expect(await waitUntil { store.state.allSatisfy { $0.count == 500 } })
+    #expect(await obsEventually { store.state.allSatisfy { $0.count == 500 } })
     #expect(store.state == Array(repeating: Array(0..<500), count: 4))
     // The bound, plus at most the action of each waiting producer.
     #expect((deepest.values.max() ?? 0) <= 8 + 4)

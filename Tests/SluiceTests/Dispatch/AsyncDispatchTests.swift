@@ -41,7 +41,7 @@ import Testing
   @Test func asyncDispatchOnAnIdleLaneIsProcessedOnTheLaneQueue() async {
     let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
     store.dispatch(LaneAdd(id: 1), mode: .async)
-    #expect(await waitUntil { store.state.total == 1 })
+    #expect(await obsEventually { store.state.total == 1 })
   }
 
   @Test func sendResumesAfterTheActionWasProcessed() async {
@@ -53,7 +53,7 @@ import Testing
     _ = subscription
     #expect(await wait(for: blocker.entered))
     async let sent: Void = store.send(LaneAdd(id: 2))
-    #expect(await waitUntil { store.dispatcher.queueDepth == 1 })
+    #expect(await obsEventually { store.dispatcher.queueDepth == 1 })
     blocker.release.signal()
     await sent
     #expect(store.state.ids == [1, 0, 2])
@@ -79,7 +79,7 @@ import Testing
       }
     }
     // Two actions fill the queue; the other senders wait for room instead of queueing.
-    #expect(await waitUntil { dispatcher.queueDepth == 2 })
+    #expect(await obsEventually { dispatcher.queueDepth == 2 })
     for _ in 0..<50 { await Task.yield() }
     #expect(dispatcher.queueDepth == 2)
     #expect(progress.values.isEmpty)

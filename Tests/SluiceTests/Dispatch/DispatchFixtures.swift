@@ -72,25 +72,3 @@ private func blockingRunOnThreads(
   for _ in 0..<count { start.signal() }
   return group.wait(timeout: .now() + timeout) == .success
 }
-
-/// Waits until `condition` holds; `false` only when `timeout` (a hang guard) passed first.
-///
-/// For conditions the lane makes true with no event to await. It re-checks after yielding, and
-/// after a short sleep once the tasks ready to run had their turn, so that it never keeps a
-/// thread of the cooperative pool spinning while the work it waits for needs that thread.
-func waitUntil(timeout: TimeInterval = 60, _ condition: @escaping @Sendable () -> Bool) async
-  -> Bool
-{
-  let deadline = Date().addingTimeInterval(timeout)
-  var checks = 0
-  while !condition() {
-    if Date() > deadline { return false }
-    checks += 1
-    if checks < 64 {
-      await Task.yield()
-    } else {
-      try? await Task.sleep(for: .microseconds(200))
-    }
-  }
-  return true
-}

@@ -68,7 +68,7 @@ import Testing
       }
     }
     // The exclusive action is queued behind the held step; let the holder go on.
-    #expect(await waitUntil { dispatcher.queueDepth == 1 })
+    #expect(await obsEventually { dispatcher.queueDepth == 1 })
     holder.release()
     #expect(await caller.value, "exclusive() never returned")
     #expect(store.state.ids == [0, 1])
@@ -89,7 +89,7 @@ import Testing
     }
     let holder = Holder(store)
     let caller = Task { await returns(within: 60) { store.dispatch(LaneAdd(id: 5)) } }
-    #expect(await waitUntil { dispatcher.queueDepth == 1 })
+    #expect(await obsEventually { dispatcher.queueDepth == 1 })
     holder.release()
     #expect(await caller.value, "dispatch never returned")
     #expect(store.state.ids == [0, 5, 6])

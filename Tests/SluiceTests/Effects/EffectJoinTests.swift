@@ -36,7 +36,7 @@ func effIdleEffects(_ count: Int) -> Effects<EffState> {
         }
       }
       // The store joins while the lane is busy.
-      #expect(await waitUntil { dispatched.load(ordering: .relaxed) > 100 })
+      #expect(await obsEventually { dispatched.load(ordering: .relaxed) > 100 })
       let runs = EffCounter()
       let store = await offPool {
         Store(

@@ -143,7 +143,7 @@ import Testing
     // Nothing is published yet: this read waits for the step, and mirrors the store.
     let firstRead = ObsBox<Tally?>(nil)
     let reader = ObsThreads(1) { _ in firstRead.value = store.state }
-    #expect(await waitUntil { store.core.isMirrored })
+    #expect(await obsEventually { store.core.isMirrored })
     held.release.signal()
     #expect(await reader.join())
     #expect(await first.join())

@@ -24,7 +24,7 @@ import Testing
         }
       }
       // The store is made while the lane is busy.
-      #expect(await waitUntil { dispatched.load(ordering: .relaxed) > 100 })
+      #expect(await obsEventually { dispatched.load(ordering: .relaxed) > 100 })
       let store = await offPool {
         Store(
           initialState: PstCounter(), dispatcher: dispatcher, reducer: pstReducer,

@@ -103,7 +103,7 @@ struct DispatcherIdentityTests {
     #expect(weakDispatcher.object == nil, "registered stores do not keep their dispatcher")
     #expect(weakRegistered.object == nil, "registered stores go with their dispatcher")
     // The effect's task lets go of its context (and the lane) just after it ended.
-    #expect(await waitUntil { weakLane.object == nil })
+    #expect(await obsEventually { weakLane.object == nil })
   }
 
   @Test func aDispatcherWithOnlyRegisteredStoresGoesWhenTheProgramDropsIt() {

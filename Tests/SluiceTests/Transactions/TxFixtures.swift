@@ -165,19 +165,8 @@ final class TxIssues: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, for lane work that a test cannot await directly (a task that
-/// has not queued its item yet); `false` only after `txTimeout`, a hang guard. It yields, then
-/// sleeps briefly between checks, so it never keeps a pool thread the work needs spinning.
+/// has not queued its item yet); `false` only after a hang guard of 60 s: `obsEventually`, which
+/// yields, then sleeps briefly between checks, never keeping a pool thread spinning.
 func txEventually(_ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: .seconds(txTimeout))
-  var checks = 0
-  while !condition() {
-    guard ContinuousClock.now < deadline else { return false }
-    checks += 1
-    if checks < 64 {
-      await Task.yield()
-    } else {
-      try? await Task.sleep(for: .microseconds(200))
-    }
-  }
-  return true
+  await obsEventually(until: condition)
 }
