@@ -62,12 +62,12 @@ public final class Dispatcher: Sendable {
   ///   - reentrancy: What to do with actions dispatched from inside the lane.
   ///   - maxChainDepth: How many actions may follow one another, each dispatched while the
   ///     previous was processed, before the chain is reported as runaway and stopped.
-  ///   - maxQueueDepth: When set, bounds the queue (back-pressure) without ever dropping an
-  ///     action: ``send(_:file:line:)`` suspends until there is room; an asynchronous
-  ///     ``dispatch(_:mode:file:line:)`` from outside the lane that finds the queue full waits
-  ///     until its action ran, as a synchronous one does. Where waiting could deadlock (on the lane, from a thread holding
-  ///     another lane, or while a lock holds the lane) the action is queued past the bound and
-  ///     ``ReportedIssue/Kind/queueBoundExceeded`` is reported.
+  ///   - maxQueueDepth: When set, bounds the queue for ``send(_:file:line:)``, which suspends
+  ///     until there is room (back-pressure). No action is ever dropped for it, and no dispatch
+  ///     waits for it: an asynchronous ``dispatch(_:mode:file:line:)`` that finds the queue full
+  ///     queues its action past the bound, returns at once, and
+  ///     ``ReportedIssue/Kind/queueBoundExceeded`` is reported (once until the queue is back
+  ///     within the bound).
   ///   - reporter: Receives the issues this dispatcher and its stores report;
   ///     ``IssueReporter/default`` when `nil`.
   public convenience init(
@@ -111,8 +111,8 @@ public final class Dispatcher: Sendable {
   /// The action being processed is not counted; an idle lane has depth 0.
   public var queueDepth: Int { lane.queueDepth }
 
-  /// The bound on ``queueDepth`` that makes ``send(_:file:line:)`` and a full queue's asynchronous
-  /// dispatches wait, if any.
+  /// The bound on ``queueDepth`` that makes ``send(_:file:line:)`` wait for room, if any; an
+  /// asynchronous dispatch past it is queued and reported, never made to wait.
   public var maxQueueDepth: Int? { lane.configuration.maxQueueDepth }
 
   /// Dispatches an action to every store on this lane.

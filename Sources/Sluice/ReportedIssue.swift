@@ -65,11 +65,11 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     /// ``TransactionError/aborted``), a read returned the store's current `state`.
     public static let transactionUsedOutsideItsClosure = Kind(
       "transactionUsedOutsideItsClosure")
-    /// The lane's queue grew past the dispatcher's `maxQueueDepth` because an action was
-    /// dispatched where waiting for room could deadlock: from the lane itself (an observer,
-    /// middleware or an effect's synchronous part), from a thread that holds another lane, or
-    /// while a lock held the lane. The action was queued, not dropped. Reported once until the
-    /// queue is back within the bound.
+    /// The lane's queue grew past the dispatcher's `maxQueueDepth` because actions were
+    /// dispatched without waiting for room: `dispatch(_:mode: .async)` (from any thread, an
+    /// effect's ``EffectContext/dispatch(_:file:line:)`` included) or a dispatch from the lane
+    /// itself. The actions were queued, not dropped; `send(_:)` is the call that waits for room.
+    /// Reported once until the queue is back within the bound.
     public static let queueBoundExceeded = Kind("queueBoundExceeded")
   }
 

@@ -38,8 +38,10 @@ public struct EffectContext<State: Sendable>: Sendable {
     try Task.checkCancellation()
   }
 
-  /// Queues an action on the lane and returns at once; never blocks. Dropped when the effect
-  /// was cancelled.
+  /// Queues an action on the lane and returns at once; never blocks, even when the dispatcher's
+  /// queue is full (the action is then queued past `maxQueueDepth`, and that is reported as
+  /// ``ReportedIssue/Kind/queueBoundExceeded``). Await ``send(_:file:line:)`` instead to wait
+  /// for room. Dropped when the effect was cancelled.
   public func dispatch<A: Action>(
     _ action: A, file: StaticString = #fileID, line: UInt = #line
   ) {
@@ -47,8 +49,9 @@ public struct EffectContext<State: Sendable>: Sendable {
     lane.dispatch(action, mode: .async, file: file, line: line)
   }
 
-  /// Dispatches an action and resumes once it was processed (with everything it caused).
-  /// Dropped when the effect was cancelled.
+  /// Dispatches an action and resumes once it was processed (with everything it caused); when
+  /// the dispatcher has a `maxQueueDepth` and its queue is full, suspends for room first (it
+  /// never blocks a thread). Dropped when the effect was cancelled.
   ///
   /// - Parameters:
   ///   - action: The action.

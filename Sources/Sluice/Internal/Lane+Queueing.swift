@@ -1,15 +1,11 @@
 extension Lane {
   /// Queues an item, from the lane itself or from outside, and does what the machine says.
   ///
-  /// The bound (`maxQueueDepth`), when the dispatcher has one, holds for asynchronous
-  /// dispatches too, and no action is ever dropped for it:
-  /// - from outside the lane, a full queue makes an asynchronous dispatch wait until its action
-  ///   ran, as a synchronous one does: the caller drains the lane itself when it is free, or
-  ///   waits for the thread that holds it;
-  /// - where waiting could deadlock (on the lane itself, from a thread that holds another
-  ///   lane, or while a lock holds this one), the action is queued past the bound and the
-  ///   overflow is reported (``ReportedIssue/Kind/queueBoundExceeded``, once until the queue is
-  ///   back under the bound).
+  /// The bound (`maxQueueDepth`), when the dispatcher has one, never makes a dispatch wait and
+  /// never drops an action: an asynchronous dispatch that finds the queue full queues its action
+  /// past the bound and returns, and the overflow is reported
+  /// (``ReportedIssue/Kind/queueBoundExceeded``, once until the queue is back within the
+  /// bound). Back-pressure is `send`'s: it suspends until there is room.
   @usableFromInline
   func submit(
     _ work: QueuedWork, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
@@ -31,15 +27,8 @@ extension Lane {
     guard configuration.maxQueueDepth != nil, !bypass else {
       return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: .none) })
     }
-    let (next, overflow) = storage.withMachine { machine -> (Machine.SubmitAction, Int?) in
-      let completion: Machine.Completion = machine.hasRoom ? .none : waiting
-      let next = machine.submit(work, bypass: false, completion: completion)
-      // A caller that drains or waits makes room before it returns; one that does not has
-      // queued its action past the bound.
-      switch next {
-      case .drain, .wait: return (next, nil)
-      case .none, .scheduleWorker: return (next, machine.takeOverflow())
-      }
+    let (next, overflow) = storage.withMachine { machine in
+      (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
     }
     carryOut(next)
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
@@ -51,9 +40,9 @@ extension Lane {
       ReportedIssue(
         kind: .queueBoundExceeded,
         message: "the queue of '\(configuration.label)' holds \(depth) items, past its "
-          + "maxQueueDepth (\(configuration.maxQueueDepth ?? 0)): actions were dispatched from "
-          + "the lane itself, from a thread holding another lane, or while a lock held the lane, "
-          + "where waiting for room could deadlock. None was dropped.",
+          + "maxQueueDepth (\(configuration.maxQueueDepth ?? 0)): actions were dispatched "
+          + "without waiting for room (dispatch(_:mode: .async), or from the lane itself); "
+          + "send(_:) waits for room. None was dropped.",
         fileID: "\(file)", line: line))
   }
 
