@@ -183,12 +183,15 @@ final class ModelPath<State: Sendable, Value: Equatable & Sendable>: AnyModelPat
     self.current = current
   }
 
-  /// Keeps the newest value from the lane (any thread).
+  /// Keeps the newest value from the lane (any thread). The value it replaces goes after the
+  /// lock: its `deinit` may call back into this path.
   @inlinable
   func receive(_ value: Value) {
+    var replaced: Value? = value
     lock.lock()
-    latest = value
+    swap(&latest, &replaced)
     lock.unlock()
+    withExtendedLifetime(replaced) {}
   }
 
   @usableFromInline
