@@ -13,7 +13,9 @@
 /// deinitialized, and a lock made with a timeout releases itself when the time is up on the
 /// clock given with the timeout (the continuous clock by default; a test passes a test clock),
 /// with a reported ``ReportedIssue/Kind/lockTimedOut`` issue: a forgotten lock never stalls a
-/// lane silently.
+/// lane silently. The timeout's release never waits for the thread that holds the lane: it
+/// replays the queued actions itself when the lane is free, and leaves them to that thread
+/// otherwise.
 ///
 /// Lane queries — adding an observer, counting observers — are not held by locks; actions,
 /// transactions and `reset()` are.
@@ -60,6 +62,13 @@ public final class Lock: Sendable {
   /// before `release()` returns (unless the calling thread is busy with another lane, in which
   /// case they replay on the thread that holds this one).
   public func release() {
+    release(mayWait: true)
+  }
+
+  /// Releases the lock; `mayWait` false when the caller must not wait for the thread holding
+  /// the lane (a timeout, on the cooperative pool): the replay then runs on the caller only
+  /// when the lane is free, and on the thread that holds it otherwise.
+  private func release(mayWait: Bool) {
     // Taken out under the lock, cancelled and run outside it: the wait's cancellation runs
     // the clock's code, and the callbacks are the user's.
     let taken: (callbacks: [@Sendable () -> Void], timeout: Task<Void, Never>?)? =
@@ -74,7 +83,7 @@ public final class Lock: Sendable {
       }
     guard let (callbacks, timeout) = taken else { return }
     timeout?.cancel()
-    lane.unpause(ObjectIdentifier(self))
+    lane.unpause(ObjectIdentifier(self), mayWait: mayWait)
     for callback in callbacks { callback() }
   }
 
@@ -108,7 +117,7 @@ public final class Lock: Sendable {
           message: "the lock '\(label)' was held longer than its timeout (\(timeout)) and was "
             + "released; queued actions replay now.",
           fileID: "\(file)", line: line))
-      self.release()
+      self.release(mayWait: false)
     }
     let releasedMeanwhile = state.withLock { state in
       if !state.released { state.timeout = task }

@@ -75,11 +75,15 @@ public final class Inspector: Sendable {
   private let recorder: Recorder
   private let writer: TestFileWriter
   private let server: InspectorServer
-  private let attachment: Locked<Subscription?>
+  /// The attachment to the lane until ``stop()``: its subscription detaches the inspector when
+  /// the inspector goes unstopped; `detach` is what `stop()` awaits.
+  private let attachment: Guarded<Attachment?>
+
+  private typealias Attachment = (subscription: Subscription, detach: @Sendable () async -> Void)
 
   private init(
     url: URL, port: Int, token: String, recorder: Recorder, writer: TestFileWriter,
-    server: InspectorServer, attachment: Subscription
+    server: InspectorServer, attachment: Attachment
   ) {
     self.url = url
     self.port = port
@@ -90,7 +94,7 @@ public final class Inspector: Sendable {
     self.recorder = recorder
     self.writer = writer
     self.server = server
-    self.attachment = Locked(attachment)
+    self.attachment = Guarded(attachment)
   }
 
   /// Attaches an inspector to `dispatcher`'s lane and starts its server.
@@ -119,7 +123,7 @@ public final class Inspector: Sendable {
     }
     let recorder = Recorder(
       encoder: encoder, capacity: configuration.capacity, clock: configuration.clock)
-    guard let attachment = dispatcher.attach(inspector: recorder) else {
+    guard let attachment = await dispatcher.attach(inspector: recorder) else {
       throw InspectorError(.alreadyAttached, "the lane '\(dispatcher.label)' has an inspector")
     }
     let lane = dispatcher.label
@@ -133,13 +137,13 @@ public final class Inspector: Sendable {
           inbound, outbound, recorder: recorder, encoder: encoder, lane: lane, writer: writer)
       }
     } catch {
-      attachment.cancel()
+      await attachment.detach()
       throw error
     }
     let host = configuration.host == "::1" ? "[::1]" : configuration.host
     let address = "http://\(host):\(server.port)/?token=\(token)"
     guard let url = URL(string: address) else {
-      attachment.cancel()
+      await attachment.detach()
       await server.stop()
       throw InspectorError(.cannotListen, "no URL for \(address)")
     }
@@ -164,12 +168,14 @@ public final class Inspector: Sendable {
   /// Detaches from the lane (dispatch is as fast as before), closes the connections and stops
   /// the server. Calling it again does nothing.
   public func stop() async {
-    let attached = attachment.withLock { attachment -> Subscription? in
+    let attached = attachment.withLock { attachment -> Attachment? in
       defer { attachment = nil }
       return attachment
     }
     guard let attached else { return }
-    attached.cancel()
+    // Suspends until the lane ran the detachment; the subscription then has nothing left to do.
+    await attached.detach()
+    attached.subscription.cancel()
     recorder.finish()
     await server.stop()
   }

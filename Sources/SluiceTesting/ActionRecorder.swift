@@ -15,8 +15,8 @@ import Sluice
 ///
 /// or attach to an existing store with ``init(recording:)``.
 public final class ActionRecorder<State: Sendable>: Sendable {
-  private let recorded = Locked<[any Action]>([])
-  private let subscription = Locked<Subscription?>(nil)
+  private let recorded = Guarded<[any Action]>([])
+  private let subscription = Guarded<Subscription?>(nil)
 
   /// A recorder to plug in as ``middleware``.
   public init() {}
@@ -67,19 +67,5 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   /// Stops recording (a recorder attached with ``init(recording:)``).
   public func stop() {
     subscription.withLock { $0 }?.cancel()
-  }
-}
-
-/// A value behind an `NSLock` (SluiceTesting's lock: the thread sanitizer misreads
-/// `Synchronization.Mutex` on Linux).
-final class Locked<Value>: @unchecked Sendable {
-  // @unchecked Sendable: `value` is only touched under `lock`.
-  private let lock = NSLock()
-  private var value: Value
-
-  init(_ value: Value) { self.value = value }
-
-  func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try lock.withLock { try body(&value) }
   }
 }

@@ -68,7 +68,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// test and its effects wait for a thread, the wait lasts longer.
   public var timeout: Duration = .seconds(1)
 
-  let log = Locked(Log())
+  let log = Guarded(Log())
   private var recording: Subscription?
   private let location: TestLocation
 

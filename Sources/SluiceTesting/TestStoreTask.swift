@@ -20,7 +20,7 @@ public struct TestStoreTask: Sendable {
   private let effects: [EffectTask]
   private let action: String
   private let timeout: Duration
-  private let cancelled = Locked(false)
+  private let cancelled = Guarded(false)
 
   init(effects: [EffectTask], action: String, timeout: Duration) {
     self.effects = effects
@@ -71,7 +71,7 @@ public struct TestStoreTask: Sendable {
     -> Bool
   {
     guard !effects.isEmpty else { return true }
-    let ended = Locked(false)
+    let ended = Guarded(false)
     // Not cancelled: it ends with the effects, which may outlive the wait.
     Task {
       for effect in effects { await effect.finish() }

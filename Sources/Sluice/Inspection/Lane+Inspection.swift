@@ -39,59 +39,75 @@ extension Lane {
         parent: inspector.currentStep(), observerOf: notifyingCore?.inspectedStore?.name))
   }
 
-  /// Attaches `inspector` (lane work): turns the shortcut off, so every action is queued with
-  /// its origin, and makes every store report every step. Returns `false`, attaching nothing,
-  /// when another inspector is attached.
-  func attachInspector(_ inspector: any LaneInspector) -> Bool {
-    let attached = performReturning(.query) { [self] in
-      lock.lock()
-      guard self.inspector == nil else {
-        lock.unlock()
-        return false
-      }
-      self.inspector = inspector
-      let attachment = inspectionAttachment.wrappingAdd(1, ordering: .relaxed).newValue
-      storage.setShortcutOffLocked(true)
-      for core in cores { core.installInspection(inspector) }
-      rebuildRoutingLocked()
-      isInspected.store(true, ordering: .relaxed)
-      let stores = cores.compactMap(\.inspectedStore)
-      lock.unlock()
-      activeInspector = inspector
-      inspector.attached(to: stores)
-      effects.setInspectionCause { [weak self] source in
-        guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
-          return nil
-        }
-        return InspectionContext.EffectCause(
-          lane: ObjectIdentifier(self), attachment: attachment,
-          cause: .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source)))
-      }
-      return true
+  /// Attaches `inspector` (lane work; the caller suspends, blocking no thread, until it ran):
+  /// turns the shortcut off, so every action is queued with its origin, and makes every store
+  /// report every step. Returns `false`, attaching nothing, when another inspector is attached.
+  func attachInspector(_ inspector: any LaneInspector) async -> Bool {
+    let attached = Guarded(false)
+    await performAsync(.query) { [self] in
+      let done = attachOnLane(inspector)
+      attached.withLock { $0 = done }
     }
-    return attached ?? false
+    return attached.withLock { $0 }
   }
 
-  /// Detaches `inspector` if it is the attached one (lane work): the stores stop reporting and
-  /// the shortcut is back on.
-  func detachInspector(_ inspector: any LaneInspector) {
-    perform(.query) { [self] in
-      lock.lock()
-      guard let attached = self.inspector, attached === inspector else {
-        lock.unlock()
-        return
-      }
-      self.inspector = nil
-      storage.setShortcutOffLocked(false)
-      isInspected.store(false, ordering: .relaxed)
-      let recorders = cores.compactMap { core in core.takeInspectionLocked().map { (core, $0) } }
+  /// The work of ``attachInspector(_:)``, on the lane.
+  private func attachOnLane(_ inspector: any LaneInspector) -> Bool {
+    lock.lock()
+    guard self.inspector == nil else {
       lock.unlock()
-      activeInspector = nil
-      effects.setInspectionCause(nil)
-      // Outside the lock: removing a recorder rebuilds the routing, which takes it.
-      for (core, recorder) in recorders { core.removeMiddleware(id: recorder) }
-      _ = attached  // Released here, outside the lock.
+      return false
     }
+    self.inspector = inspector
+    let attachment = inspectionAttachment.wrappingAdd(1, ordering: .relaxed).newValue
+    storage.setShortcutOffLocked(true)
+    for core in cores { core.installInspection(inspector) }
+    rebuildRoutingLocked()
+    isInspected.store(true, ordering: .relaxed)
+    let stores = cores.compactMap(\.inspectedStore)
+    lock.unlock()
+    activeInspector = inspector
+    inspector.attached(to: stores)
+    effects.setInspectionCause { [weak self] source in
+      guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
+        return nil
+      }
+      return InspectionContext.EffectCause(
+        lane: ObjectIdentifier(self), attachment: attachment,
+        cause: .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source)))
+    }
+    return true
+  }
+
+  /// Detaches `inspector` if it is the attached one (lane work; the caller suspends, blocking
+  /// no thread, until it ran): the stores stop reporting and the shortcut is back on.
+  func detachInspector(_ inspector: any LaneInspector) async {
+    await performAsync(.query) { [self] in detachOnLane(inspector) }
+  }
+
+  /// Queues the detachment of `inspector` and returns at once (when nobody can await it: the
+  /// subscription of an inspector that was never stopped goes).
+  func detachInspectorLater(_ inspector: any LaneInspector) {
+    performLater { [self] in detachOnLane(inspector) }
+  }
+
+  /// The work of ``detachInspector(_:)``, on the lane.
+  private func detachOnLane(_ inspector: any LaneInspector) {
+    lock.lock()
+    guard let attached = self.inspector, attached === inspector else {
+      lock.unlock()
+      return
+    }
+    self.inspector = nil
+    storage.setShortcutOffLocked(false)
+    isInspected.store(false, ordering: .relaxed)
+    let recorders = cores.compactMap { core in core.takeInspectionLocked().map { (core, $0) } }
+    lock.unlock()
+    activeInspector = nil
+    effects.setInspectionCause(nil)
+    // Outside the lock: removing a recorder rebuilds the routing, which takes it.
+    for (core, recorder) in recorders { core.removeMiddleware(id: recorder) }
+    _ = attached  // Released here, outside the lock.
   }
 
   /// "on SignIn", "command Refresh": what started an effect, for its cause.

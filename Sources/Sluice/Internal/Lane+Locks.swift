@@ -14,10 +14,12 @@ extension Lane {
   /// The caller replays them itself when the lane is idle; when another thread holds the lane,
   /// a caller that holds no lane waits for that thread to replay them (behind a no-op queued
   /// after them), and takes the lane over if it is handed to it. A caller running on a lane does
-  /// not wait: the holder could be waiting for it.
-  func unpause(_ id: ObjectIdentifier) {
+  /// not wait: the holder could be waiting for it; nor does a caller that must not block
+  /// (`mayWait` false: a lock's timeout, on the cooperative pool).
+  func unpause(_ id: ObjectIdentifier, mayWait: Bool = true) {
     let caller: Machine.ReleaseCaller =
-      isCurrentThreadDraining ? .drainer : ThreadContext.drainDepth == 0 ? .block : .noBlock
+      isCurrentThreadDraining
+      ? .drainer : ThreadContext.drainDepth == 0 && mayWait ? .block : .noBlock
     carryOut(
       storage.withMachine { machine in
         storage.forgetLocked(id)

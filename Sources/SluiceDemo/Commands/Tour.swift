@@ -230,14 +230,14 @@ struct TourGuide {
 
 /// Counts the reactions that ran.
 final class ReactionCounter: Sendable {
-  private let count = Locked(0)
+  private let count = Guarded(0)
   func increment() { count.withLock { $0 += 1 } }
   var value: Int { count.withLock { $0 } }
 }
 
 /// The actions a tap saw, by name and payload.
 final class ReplayLog: Sendable {
-  private let log = Locked<[String]>([])
+  private let log = Guarded<[String]>([])
   func append(_ action: any Action) { log.withLock { $0.append(ReplayLog.describe(action)) } }
   var entries: [String] { log.withLock { $0 } }
 
@@ -247,17 +247,5 @@ final class ReplayLog: Sendable {
     case let complete as CompleteTodo: "CompleteTodo(#\(complete.id))"
     default: "\(type(of: action))"
     }
-  }
-}
-
-/// A value behind a lock.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-  private var value: Value
-  private let lock = NSLock()
-  init(_ value: Value) { self.value = value }
-  func withLock<R>(_ body: (inout Value) -> R) -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return body(&value)
   }
 }

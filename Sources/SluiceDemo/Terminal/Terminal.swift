@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 #if canImport(Glibc)
   import Glibc
@@ -22,7 +23,7 @@ final class Terminal: Sendable {
   /// Whether ``styled(_:_:)`` adds ANSI colour codes.
   let usesColour: Bool
   /// Whether a line drawn in place (``redraw(_:)``) waits for its newline.
-  private let lineIsOpen = Locked(false)
+  private let lineIsOpen = Guarded(false)
 
   init(
     environment: [String: String] = ProcessInfo.processInfo.environment,

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import Sluice
 
 /// The inspector's HTTP server: the page at `/`, the protocol's WebSocket at `/ws`, on
 /// loopback (see ``AccessCheck`` for who may use them).
@@ -24,7 +25,7 @@ final class InspectorServer: Sendable {
     host: String, port: Int, token: String, page: PageResources,
     connect: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async -> Void
   ) async throws(InspectorError) -> InspectorServer {
-    let access = Locked<AccessCheck?>(nil)
+    let access = Guarded<AccessCheck?>(nil)
     let router = Router(context: BasicWebSocketRequestContext.self)
     router.add(middleware: HostCheck(access: access))
     for (path, file) in page.files {
@@ -45,7 +46,7 @@ final class InspectorServer: Sendable {
       // check failed: SwiftNIO's upgrade handler answers so when the upgrader declines, before
       // this error's status could be sent.
       shouldUpgrade: { request, _ in
-        guard let check = access.value,
+        guard let check = access.withLock({ $0 }),
           check.allowsOrigins(request.headers[values: .origin]),
           check.allowsToken(request.uri.queryParameters["token"])
         else {
@@ -76,7 +77,7 @@ final class InspectorServer: Sendable {
     }
     switch await started.wait() {
     case .success(let boundPort):
-      access.value = AccessCheck(token: token, port: boundPort)
+      access.withLock { $0 = AccessCheck(token: token, port: boundPort) }
       return InspectorServer(port: boundPort, task: task)
     case .failure(let message):
       task.cancel()
@@ -105,13 +106,13 @@ private let securityHeaders = [
 /// Refuses requests whose `Host` is not the inspector's own (DNS rebinding).
 private struct HostCheck: RouterMiddleware {
   typealias Context = BasicWebSocketRequestContext
-  let access: Locked<AccessCheck?>
+  let access: Guarded<AccessCheck?>
 
   func handle(
     _ request: Request, context: Context,
     next: (Request, Context) async throws -> Response
   ) async throws -> Response {
-    guard let check = access.value, check.allowsHost(request.head.authority) else {
+    guard let check = access.withLock({ $0 }), check.allowsHost(request.head.authority) else {
       throw HTTPError(.forbidden, message: "not the inspector's host")
     }
     return try await next(request, context)
@@ -126,7 +127,7 @@ private final class StartSignal: Sendable {
     case failure(String)
   }
 
-  private let state = Locked<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>(
+  private let state = Guarded<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>(
     (nil, nil))
 
   func listening(on port: Int) { settle(.success(port)) }

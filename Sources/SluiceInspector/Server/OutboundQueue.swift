@@ -1,3 +1,5 @@
+import Sluice
+
 /// The messages on their way to one client, in order, with a bound on how many, and how many
 /// bytes, wait.
 ///
@@ -16,7 +18,7 @@ struct OutboundQueue: Sendable {
   /// for each.
   let messages: AsyncStream<String>
   private let continuation: AsyncStream<String>.Continuation
-  private let waiting = Locked(Waiting())
+  private let waiting = Guarded(Waiting())
   private let limit: Int
   private let byteLimit: Int
 

@@ -59,7 +59,7 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
   func run(choices: [[UInt64]], source: Xoshiro, length: Int) async -> PropertyTrace<State> {
     let clock = ManualClock()
     let store = property.makeStore(clock)
-    let log = Locked(ActionLog<State>())
+    let log = Guarded(ActionLog<State>())
     let recording = store.record { step in
       log.withLock { log in
         // On a shared dispatcher, the actions of the other stores are theirs.
@@ -121,7 +121,7 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
   /// wrong, if anything.
   private func take(
     _ step: PropertyStep<State>, store: Store<State>, clock: ManualClock,
-    log: Locked<ActionLog<State>>
+    log: Guarded<ActionLog<State>>
   ) async -> PropertyViolation? {
     switch step {
     case .send(let action):
