@@ -4,98 +4,76 @@
 ///
 /// It holds the store's lane and identity, not the store: a store that goes away makes
 /// ``currentState()`` return `nil` and ``replaceState(with:)`` return `false`.
-package class InspectedStore: @unchecked Sendable {
-  // @unchecked Sendable: immutable; the lane is Sendable.
+package protocol InspectedStore: AnyObject, Sendable {
   /// The identity of the store's core while it lives (compare inspected stores by the identity
   /// of this object instead: a core's address can be reused once it is gone).
-  package let id: ObjectIdentifier
+  var id: ObjectIdentifier { get }
   /// The name of its state type (`TodoState`).
-  package let name: String
-  let lane: Lane
-
-  init(id: ObjectIdentifier, name: String, lane: Lane) {
-    self.id = id
-    self.name = name
-    self.lane = lane
-  }
-
+  var name: String { get }
   /// The store's state now; `nil` when the store is gone.
-  package func currentState() -> (any Sendable)? {
-    preconditionFailure("internal inconsistency: InspectedStore.currentState is abstract")
-  }
-
+  func currentState() -> (any Sendable)?
   /// The state the store started with.
-  package var initialState: any Sendable {
-    preconditionFailure("internal inconsistency: InspectedStore.initialState is abstract")
-  }
-
+  var initialState: any Sendable { get }
   /// The state `action` leaves `state` in, through the store's reducer alone (no middleware,
   /// observer or effect); `nil` when the store has no handler for it or `state` is not of the
   /// store's state type.
-  package func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)? {
-    preconditionFailure("internal inconsistency: InspectedStore.reduce is abstract")
-  }
-
+  func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)?
   /// The store's observers, read on its lane (after what is queued there); empty when the
   /// store is gone.
-  package func observers() async -> [InspectedObserver] {
-    let found = Guarded<[InspectedObserver]>([])
-    await lane.performAsync(.query) { [self] in
-      let observers = observersOnLane()
-      found.withLock { $0 = observers }
-    }
-    return found.withLock { $0 }
-  }
-
-  /// The store's observers (lane only).
-  func observersOnLane() -> [InspectedObserver] {
-    preconditionFailure("internal inconsistency: InspectedStore.observersOnLane is abstract")
-  }
-
-  /// Replaces the states of several stores of one lane in one piece of lane work, so no action
-  /// runs between two of the replacements; returns the stores replaced (a store that is gone,
-  /// or a state of another type, is left out).
-  package static func replaceStates(_ replacements: [(store: InspectedStore, state: any Sendable)])
-    async -> [InspectedStore]
-  {
-    guard let lane = replacements.first?.store.lane else { return [] }
-    let done = Guarded<[InspectedStore]>([])
-    await lane.performAsync(.change) {
-      for replacement in replacements where replacement.store.lane === lane {
-        if replacement.store.replaceOnLane(with: replacement.state) {
-          done.withLock { $0.append(replacement.store) }
-        }
-      }
-    }
-    return done.withLock { $0 }
-  }
-
-  /// Replaces the store's state now (lane only); `false` when the state is not of the store's
-  /// type or the store is gone.
-  func replaceOnLane(with state: any Sendable) -> Bool {
-    preconditionFailure("internal inconsistency: InspectedStore.replaceOnLane is abstract")
-  }
-
+  func observers() async -> [InspectedObserver]
   /// Replaces the store's state through its lane, as lane work queued after what is queued
   /// already (held by the lane's locks like an action), and resumes once it ran: its observers
   /// are notified and the inspector sees it as a replacement. Never blocks a thread. Returns
   /// `false`, changing nothing, when `state` is not of the store's state type or the store is
   /// gone.
-  package func replaceState(with state: any Sendable) async -> Bool {
-    preconditionFailure("internal inconsistency: InspectedStore.replaceState is abstract")
+  func replaceState(with state: any Sendable) async -> Bool
+}
+
+extension Dispatcher {
+  /// Replaces the states of several stores of one lane in one piece of lane work, so no action
+  /// runs between two of the replacements; returns the stores replaced (a store that is gone,
+  /// a store of another lane, or a state of another type, is left out).
+  package static func replaceInspectedStates(
+    _ replacements: [(store: any InspectedStore, state: any Sendable)]
+  ) async -> [any InspectedStore] {
+    let typed = replacements.compactMap { replacement in
+      (replacement.store as? any ReplaceableOnLane).map { ($0, replacement.state) }
+    }
+    guard let lane = typed.first?.0.lane else { return [] }
+    let done = Guarded<[any InspectedStore]>([])
+    await lane.performAsync(.change) {
+      for (store, state) in typed where store.lane === lane {
+        if store.replaceOnLane(with: state) { done.withLock { $0.append(store) } }
+      }
+    }
+    return done.withLock { $0 }
   }
 }
 
+/// An inspected store whose state can be replaced by lane work already running on its lane.
+protocol ReplaceableOnLane: InspectedStore {
+  /// The store's lane.
+  var lane: Lane { get }
+  /// Replaces the store's state now (lane only); `false` when the state is not of the store's
+  /// type or the store is gone.
+  func replaceOnLane(with state: any Sendable) -> Bool
+}
+
 /// ``InspectedStore`` for a store of `State`.
-final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sendable {
-  // @unchecked Sendable: immutable.
+final class TypedInspectedStore<State: Sendable>: ReplaceableOnLane, @unchecked Sendable {
+  // @unchecked Sendable: immutable; the lane is Sendable.
+  let id: ObjectIdentifier
+  let name: String
+  let lane: Lane
   let initial: State
   let table: HandlerTable<State>
 
   init(core: StoreCore<State>) {
+    id = ObjectIdentifier(core)
+    name = "\(State.self)"
+    lane = core.lane
     initial = core.initialState
     table = core.table
-    super.init(id: ObjectIdentifier(core), name: "\(State.self)", lane: core.lane)
   }
 
   /// The store's core while it is on the lane and this is its inspection (an address can be
@@ -104,11 +82,11 @@ final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sen
     lane.inspectedCore(for: self) as? StoreCore<State>
   }
 
-  override func currentState() -> (any Sendable)? { core?.state }
+  func currentState() -> (any Sendable)? { core?.state }
 
-  override var initialState: any Sendable { initial }
+  var initialState: any Sendable { initial }
 
-  override func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)? {
+  func reduce(_ state: any Sendable, _ action: any Action) -> (any Sendable)? {
     guard var working = state as? State,
       let slot = table.resolvedSlot(for: ObjectIdentifier(type(of: action)))
     else { return nil }
@@ -116,17 +94,22 @@ final class TypedInspectedStore<State: Sendable>: InspectedStore, @unchecked Sen
     return working
   }
 
-  override func observersOnLane() -> [InspectedObserver] {
-    core?.inspectedObservers() ?? []
+  func observers() async -> [InspectedObserver] {
+    let found = Guarded<[InspectedObserver]>([])
+    await lane.performAsync(.query) { [self] in
+      let observers = core?.inspectedObservers() ?? []
+      found.withLock { $0 = observers }
+    }
+    return found.withLock { $0 }
   }
 
-  override func replaceOnLane(with state: any Sendable) -> Bool {
+  func replaceOnLane(with state: any Sendable) -> Bool {
     guard let new = state as? State, let core else { return false }
     core.replaceState(with: new)
     return true
   }
 
-  override func replaceState(with state: any Sendable) async -> Bool {
+  func replaceState(with state: any Sendable) async -> Bool {
     guard let new = state as? State, let core else { return false }
     await core.lane.performAsync(.change) { core.replaceState(with: new) }
     return true

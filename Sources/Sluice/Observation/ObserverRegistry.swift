@@ -1,7 +1,12 @@
 /// One registered observer of a store whose state is `State`.
 ///
 /// Subclasses know where their value comes from: the whole state, or the change their key-path
-/// group computed for this round. Only the lane touches a registry and its observers' order.
+/// group computed for this round, and give the function that calls them. Only the lane touches
+/// a registry and its observers' order.
+///
+/// A class, not a protocol: the lane reads `order`, `gate` and `stateSink` of every observer on
+/// every step as stored fields, and calls ``fire(_:)`` through a function made in code
+/// specialized for the state and value types.
 @usableFromInline
 class AnyObserver<State: Sendable>: @unchecked Sendable {
   // @unchecked Sendable: immutable after init; `fire` runs on the lane only.
@@ -13,15 +18,21 @@ class AnyObserver<State: Sendable>: @unchecked Sendable {
   /// For a whole-state observer, its sink (owned by the subclass): the lane calls it from code
   /// specialized for the state type, without a virtual call or reference counting.
   @usableFromInline let stateSink: Unmanaged<Sink<State>>?
+  /// Calls the observer (given as the first argument) for the state at the pointer. Made by
+  /// the subclass; a key-path observer's comes from its group's inlinable initializer, so it is
+  /// specialized for the concrete state and value types, and captures nothing.
+  @usableFromInline let fireBody: (AnyObserver<State>, UnsafePointer<State>) -> Void
 
   init(
     order: Int, gate: Gate, ownerGone: (@Sendable () -> Bool)?,
-    stateSink: Unmanaged<Sink<State>>? = nil
+    stateSink: Unmanaged<Sink<State>>? = nil,
+    fire: @escaping (AnyObserver<State>, UnsafePointer<State>) -> Void
   ) {
     self.order = order
     self.gate = gate
     self.ownerGone = ownerGone
     self.stateSink = stateSink
+    fireBody = fire
   }
 
   /// Whether the observer will never be called again: cancelled, or its owner is gone.
@@ -40,10 +51,7 @@ class AnyObserver<State: Sendable>: @unchecked Sendable {
   }
 
   /// Calls the observer for the state at `state` (the lane's own copy, read in place).
-  @usableFromInline
-  func fire(_ state: UnsafePointer<State>) {
-    preconditionFailure("internal inconsistency: AnyObserver.fire is abstract")
-  }
+  @inlinable final func fire(_ state: UnsafePointer<State>) { fireBody(self, state) }
 }
 
 /// An observer of the whole state.
@@ -54,10 +62,11 @@ final class StateObserver<State: Sendable>: AnyObserver<State>, @unchecked Senda
     self.sink = sink
     super.init(
       order: order, gate: sink.gate, ownerGone: ownerGone,
-      stateSink: Unmanaged.passUnretained(sink))
+      stateSink: Unmanaged.passUnretained(sink)
+    ) { observer, state in
+      unsafeDowncast(observer, to: StateObserver<State>.self).sink.send(state.pointee)
+    }
   }
-
-  override func fire(_ state: UnsafePointer<State>) { sink.send(state.pointee) }
 }
 
 /// Holds the change a key-path group computed for the current round; shared by the group and its
@@ -69,24 +78,22 @@ final class ChangeCell<Value>: @unchecked Sendable {
   @usableFromInline init() {}
 }
 
-/// An observer of one key path.
-final class PathObserver<State: Sendable, Value: Sendable>: AnyObserver<State>, @unchecked Sendable
+/// An observer of one key path: called with the change its group computed for this round.
+@usableFromInline
+final class PathObserver<State: Sendable, Value: Equatable & Sendable>: AnyObserver<State>,
+  @unchecked Sendable
 {
-  let cell: ChangeCell<Value>
-  let sink: Sink<Change<Value>>
+  @usableFromInline let cell: ChangeCell<Value>
+  @usableFromInline let sink: Sink<Change<Value>>
 
+  /// An observer of `group`'s value, called through the group's ``ValueGroup/fireMember``.
   init(
-    order: Int, cell: ChangeCell<Value>, sink: Sink<Change<Value>>,
+    order: Int, group: ValueGroup<State, Value>, sink: Sink<Change<Value>>,
     ownerGone: (@Sendable () -> Bool)?
   ) {
-    self.cell = cell
+    cell = group.cell
     self.sink = sink
-    super.init(order: order, gate: sink.gate, ownerGone: ownerGone)
-  }
-
-  override func fire(_ state: UnsafePointer<State>) {
-    guard let change = cell.change else { return }
-    sink.send(change)
+    super.init(order: order, gate: sink.gate, ownerGone: ownerGone, fire: group.fireMember)
   }
 }
 
@@ -159,6 +166,10 @@ class ValueGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<Sta
   @usableFromInline final let cell = ChangeCell<Value>()
   /// The value after the last check: the value before the current action.
   @usableFromInline @exclusivity(unchecked) final var last: Value
+  /// Calls a member (a ``PathObserver`` of this group) with the change of this round, if any.
+  /// Made here, in inlinable code, so it is specialized for the concrete state and value types
+  /// (no generic metadata is looked up per call), and captures nothing.
+  @usableFromInline final let fireMember: (AnyObserver<State>, UnsafePointer<State>) -> Void
 
   @inlinable
   init(
@@ -166,6 +177,11 @@ class ValueGroup<State: Sendable, Value: Equatable & Sendable>: AnyPathGroup<Sta
     check: @escaping (AnyPathGroup<State>, UnsafePointer<State>) -> Bool
   ) {
     last = current
+    fireMember = { member, _ in
+      let observer = unsafeDowncast(member, to: PathObserver<State, Value>.self)
+      guard let change = observer.cell.change else { return }
+      observer.sink.send(change)
+    }
     var bytes: UInt64 = 0
     if word != nil, MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size {
       withUnsafeBytes(of: current) { value in

@@ -53,7 +53,9 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     self.store = store
     lane = store.core.lane
     self.handler = handler
-    super.init(order: order, gate: gate, ownerGone: ownerGone)
+    super.init(order: order, gate: gate, ownerGone: ownerGone) { observer, state in
+      unsafeDowncast(observer, to: Reactor<State>.self).react(to: state)
+    }
   }
 
   private var hasQueries: Bool { !queries.isEmpty || !dotted.isEmpty || !ignoredPaths.isEmpty }
@@ -67,7 +69,9 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     if !alive { gate.cancel() }
   }
 
-  override func fire(_ state: UnsafePointer<State>) {
+  /// Checks the queries against the state at `state`, and calls the handler when one changed
+  /// (or, without queries, on every committed step).
+  func react(to state: UnsafePointer<State>) {
     // The encoded tree is valid for this step only.
     tree = nil
     defer { tree = nil }

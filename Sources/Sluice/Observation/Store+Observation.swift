@@ -242,7 +242,7 @@ extension Store {
         core.registry.groups.append(group)
       }
       let observer = PathObserver<State, Value>(
-        order: core.registry.takeOrder(), cell: group.cell, sink: sink, ownerGone: ownerGone)
+        order: core.registry.takeOrder(), group: group, sink: sink, ownerGone: ownerGone)
       group.members.append(observer)
       core.registryChanged()
       if start == .currentValue {
