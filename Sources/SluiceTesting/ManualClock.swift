@@ -19,8 +19,7 @@ import Sluice
 /// store.dispatch(QueryChanged(text: "sw"))
 /// await clock.advance(by: .milliseconds(300))   // the debounced effect runs now
 /// ```
-public final class ManualClock: Clock, @unchecked Sendable {
-  // @unchecked Sendable: `current`, `sleepers` and `cancelled` are only touched under `lock`.
+public final class ManualClock: Clock, Sendable {
 
   /// A point on the manual clock: the time advanced since it was made.
   public struct Instant: InstantProtocol, CustomStringConvertible {
@@ -42,70 +41,74 @@ public final class ManualClock: Clock, @unchecked Sendable {
     let continuation: CheckedContinuation<Void, any Error>
   }
 
-  private let lock = NSLock()
-  private var current = Instant(offset: .zero)
-  private var sleepers: [Sleeper] = []
-  /// Sleepers between their start and their registration, and those of them cancelled.
-  private var registering: Set<UInt64> = []
-  private var cancelled: Set<UInt64> = []
-  private var nextID: UInt64 = 0
+  /// The clock's time and its sleepers, behind the package's lock box.
+  private struct Dial {
+    var current = Instant(offset: .zero)
+    var sleepers: [Sleeper] = []
+    /// Sleepers between their start and their registration, and those of them cancelled.
+    var registering: Set<UInt64> = []
+    var cancelled: Set<UInt64> = []
+    var nextID: UInt64 = 0
+  }
+
+  private let dial = Guarded(Dial())
 
   /// A clock at offset zero.
   public init() {}
 
-  public var now: Instant { lock.withLock { current } }
+  public var now: Instant { dial.withLock { $0.current } }
 
   public var minimumResolution: Duration { .zero }
 
   /// The number of tasks sleeping on the clock.
-  public var sleeperCount: Int { lock.withLock { sleepers.count } }
+  public var sleeperCount: Int { dial.withLock { $0.sleepers.count } }
 
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
-    let id = lock.withLock {
-      defer { nextID += 1 }
-      registering.insert(nextID)
-      return nextID
+    let id = dial.withLock { dial in
+      defer { dial.nextID += 1 }
+      dial.registering.insert(dial.nextID)
+      return dial.nextID
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        lock.lock()
-        registering.remove(id)
-        if cancelled.remove(id) != nil {
-          lock.unlock()
-          return continuation.resume(throwing: CancellationError())
+        // `nil`: registered as a sleeper; otherwise whether it was cancelled meanwhile.
+        let ends: Bool? = dial.withLock { dial in
+          dial.registering.remove(id)
+          if dial.cancelled.remove(id) != nil { return true }
+          if deadline <= dial.current { return false }
+          dial.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          return nil
         }
-        if deadline <= current {
-          lock.unlock()
-          return continuation.resume()
+        switch ends {
+        case .some(true): continuation.resume(throwing: CancellationError())
+        case .some(false): continuation.resume()
+        case .none: break
         }
-        sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-        lock.unlock()
       }
     } onCancel: {
-      lock.lock()
-      if let index = sleepers.firstIndex(where: { $0.id == id }) {
-        let sleeper = sleepers.remove(at: index)
-        lock.unlock()
-        sleeper.continuation.resume(throwing: CancellationError())
-      } else {
+      let sleeper: Sleeper? = dial.withLock { dial in
+        if let index = dial.sleepers.firstIndex(where: { $0.id == id }) {
+          return dial.sleepers.remove(at: index)
+        }
         // Cancelled before it registered: it throws when it does. (A sleeper already woken
         // needs nothing.)
-        if registering.contains(id) { cancelled.insert(id) }
-        lock.unlock()
+        if dial.registering.contains(id) { dial.cancelled.insert(id) }
+        return nil
       }
+      sleeper?.continuation.resume(throwing: CancellationError())
     }
   }
 
   /// Moves the clock forward and wakes the sleepers whose deadline passed, earliest first.
   /// A negative duration moves nothing.
   public func advance(by duration: Duration = .zero) async {
-    let due = lock.withLock {
-      current = current.advanced(by: max(duration, .zero))
-      let now = current
-      let due = sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
-      sleepers.removeAll { $0.deadline <= now }
+    let due = dial.withLock { dial in
+      dial.current = dial.current.advanced(by: max(duration, .zero))
+      let now = dial.current
+      let due = dial.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+      dial.sleepers.removeAll { $0.deadline <= now }
       return due
     }
     for sleeper in due { sleeper.continuation.resume() }
@@ -117,18 +120,19 @@ public final class ManualClock: Clock, @unchecked Sendable {
   /// `target`. Returns whether it woke one. For property runs, which let one effect go at a
   /// time so that what effects dispatch comes in the same order in every run.
   package func wakeNext(upTo target: Instant) -> Bool {
-    let woken: Sleeper? = lock.withLock {
+    let woken: Sleeper? = dial.withLock { dial in
+      let sleepers = dial.sleepers
       let due = sleepers.indices.filter { sleepers[$0].deadline <= target }
       guard
         let index = due.min(by: {
           (sleepers[$0].deadline, sleepers[$0].id) < (sleepers[$1].deadline, sleepers[$1].id)
         })
       else {
-        if current < target { current = target }
+        if dial.current < target { dial.current = target }
         return nil
       }
-      let sleeper = sleepers.remove(at: index)
-      if current < sleeper.deadline { current = sleeper.deadline }
+      let sleeper = dial.sleepers.remove(at: index)
+      if dial.current < sleeper.deadline { dial.current = sleeper.deadline }
       return sleeper
     }
     woken?.continuation.resume()
@@ -137,7 +141,9 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
   /// Moves the clock to the latest deadline of the current sleepers, waking them all.
   public func run() async {
-    let distance = lock.withLock { sleepers.map(\.deadline).max().map(current.duration(to:)) }
+    let distance = dial.withLock { dial in
+      dial.sleepers.map(\.deadline).max().map(dial.current.duration(to:))
+    }
     guard let distance else { return }
     await advance(by: distance)
   }
