@@ -1,4 +1,3 @@
-import Foundation
 import Sluice
 
 /// A clock that moves only when told: the clock of a ``StoreProperty``'s runs.
@@ -81,11 +80,8 @@ public final class ManualClock: Clock, Sendable {
           dial.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
           return nil
         }
-        switch ends {
-        case .some(true): continuation.resume(throwing: CancellationError())
-        case .some(false): continuation.resume()
-        case .none: break
-        }
+        if ends == true { continuation.resume(throwing: CancellationError()) }
+        if ends == false { continuation.resume() }
       }
     } onCancel: {
       let sleeper: Sleeper? = dial.withLock { dial in

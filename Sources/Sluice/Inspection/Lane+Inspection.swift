@@ -85,8 +85,7 @@ extension Lane {
     await performAsync(.query) { [self] in detachOnLane(inspector) }
   }
 
-  /// Queues the detachment of `inspector` and returns at once (when nobody can await it: the
-  /// subscription of an inspector that was never stopped goes).
+  /// Queues the detachment of `inspector` and returns at once (an inspector never stopped goes).
   func detachInspectorLater(_ inspector: any LaneInspector) {
     performLater { [self] in detachOnLane(inspector) }
   }
