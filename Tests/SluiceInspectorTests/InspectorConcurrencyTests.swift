@@ -133,8 +133,8 @@ import Testing
     let thread = TestThread {
       for _ in 0..<20 { store.dispatch(Throw(boomerang: Boomerang(store: store))) }
     }
-    // Seconds on an idle machine (the lane's hand-over from a deinit is slow), minutes under
-    // load: the guard is for a deadlock only.
+    // Milliseconds (each action's store is named, not walked: see InspectorValueTests); the
+    // guard is for a deadlock only.
     #expect(await thread.ended(hangGuard: .seconds(600)))
     await inspector.stop()
     await store.send(Increment())

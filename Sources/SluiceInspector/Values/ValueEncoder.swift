@@ -6,7 +6,8 @@ import Sluice
 ///
 /// Reflection needs no conformance from the app's types: a state or action need not be
 /// `Codable` to be shown. A value that reflects itself (`CustomReflectable`) is shown as it
-/// asks. Classes are followed once per path (a cycle shows as `"‹cycle›"`), nesting stops at
+/// asks. Classes are followed once per path (a cycle shows as `"‹cycle›"`), a store or a
+/// dispatcher is shown by its type's name only (`"‹Store<Counter>›"`), nesting stops at
 /// ``maxDepth`` and a value stops growing at ``maxNodes`` nodes (`"‹truncated›"`).
 struct ValueEncoder: Sendable {
   /// What to leave out.
@@ -90,6 +91,9 @@ struct ValueEncoder: Sendable {
       return .object([InspectorValue.Field(name, inner)])
     case .class:
       let object = value as AnyObject
+      // A store or a dispatcher in a value is named, not walked: its fields lead to the whole
+      // lane (every store, the recorder's ring), thousands of nodes per action.
+      if object is AnyStore || object is Dispatcher { return .string("‹\(type(of: object))›") }
       let id = ObjectIdentifier(object)
       guard !context.seen.contains(id) else { return .string("‹cycle›") }
       context.seen.insert(id)

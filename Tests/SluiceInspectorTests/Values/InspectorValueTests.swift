@@ -47,6 +47,22 @@ import Testing
     #expect(value[InspectorPath(parsing: "next")!] == .string("‹cycle›"))
   }
 
+  struct Handle {
+    var store: Store<Int>
+    var dispatcher: Dispatcher
+  }
+
+  /// A value that holds a store (an action carrying one, as in the ring tests) is not walked
+  /// into the lane: before, each such action was encoded with every store, observer and record
+  /// of its lane, up to the node limit, and dispatches slowed to seconds.
+  @Test func aStoreOrDispatcherInAValueIsNamedNotWalked() {
+    let store = Store(initialState: 0, reducer: Reducer<Int>())
+    let value = ValueEncoder(redaction: .none).encodeState(
+      Handle(store: store, dispatcher: store.dispatcher), storeName: "Handle")
+    #expect(value[InspectorPath(parsing: "store")!] == .string("‹Store<Int>›"))
+    #expect(value[InspectorPath(parsing: "dispatcher")!] == .string("‹Dispatcher›"))
+  }
+
   @Test(arguments: [
     "items[2].done", #"byID["42"].title"#, #"["a \"quoted\" key"]"#, #"["line\nbreak"]"#,
     #"["é ü"].x"#, "a.b.c", #"[""]"#,
