@@ -122,33 +122,31 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
       var numbers: [UInt64] = []
       numbers.reserveCapacity(records.count)
       try db.inTransaction(.immediate) {
-        var head =
-          try Int64.fetchOne(
-            db, sql: "SELECT MAX(sequence) FROM sluice_log WHERE lane = ?", arguments: [lane])
-          ?? 0
+        var head = try Self.head(db, of: lane)
         for record in records {
           let originSequence = try Self.column(record.originSequence)
           let lookup = try db.cachedStatement(
             sql: """
-              SELECT sequence, name, payload FROM sluice_log
+              SELECT sequence, origin, origin_sequence, name, payload FROM sluice_log
               WHERE lane = ? AND origin = ? AND origin_sequence = ?
               """)
           if let row = try Row.fetchOne(
             lookup, arguments: [lane, record.origin, originSequence])
           {
-            let existing: Int64 = row["sequence"]
-            let name: String = row["name"]
-            let payload: Data = row["payload"]
-            guard name == record.name, payload == record.payload else {
+            let existing = try Self.entry(row, expected: nil)
+            guard existing.record.name == record.name, existing.record.payload == record.payload
+            else {
               throw SharedLogError(
                 .originConflict(
                   origin: record.origin, originSequence: record.originSequence,
-                  sequence: UInt64(existing)),
+                  sequence: existing.sequence),
                 operation: "append to the shared log")
             }
-            numbers.append(UInt64(existing))
+            numbers.append(existing.sequence)
             continue
           }
+          // The head is at most `Int64.max`: this adds without overflow, and `column` refuses
+          // a number past what SQLite stores.
           head += 1
           try db.cachedStatement(
             sql: """
@@ -156,8 +154,11 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
               VALUES (?, ?, ?, ?, ?, ?)
               """
           ).execute(
-            arguments: [lane, head, record.origin, originSequence, record.name, record.payload])
-          numbers.append(UInt64(head))
+            arguments: [
+              lane, try Self.column(head), record.origin, originSequence, record.name,
+              record.payload,
+            ])
+          numbers.append(head)
         }
         return .commit
       }
@@ -179,25 +180,57 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
           WHERE lane = ? AND sequence > ? ORDER BY sequence LIMIT ?
           """,
         arguments: [lane, start, limit])
-      return rows.map { row in
-        let number: Int64 = row["sequence"]
-        let originSequence: Int64 = row["origin_sequence"]
-        return SharedLogEntry(
-          sequence: UInt64(number),
-          record: SharedLogRecord(
-            origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
-            payload: row["payload"]))
+      // The entries before a row that does not decode; that row throws when it comes first.
+      var entries: [SharedLogEntry] = []
+      for (index, row) in rows.enumerated() {
+        do {
+          entries.append(try Self.entry(row, expected: sequence + UInt64(index) + 1))
+        } catch  where !entries.isEmpty {
+          break
+        }
       }
+      return entries
     }
   }
 
   public func head(of lane: String) async throws -> UInt64 {
     try await file.reading("read the shared log") { [self] db in
       guard try has("sluice_log", db) else { return 0 }
-      return UInt64(
-        try Int64.fetchOne(
-          db, sql: "SELECT MAX(sequence) FROM sluice_log WHERE lane = ?", arguments: [lane]) ?? 0)
+      return try Self.head(db, of: lane)
     }
+  }
+
+  /// The number of the last entry of `lane`.
+  ///
+  /// - Throws: ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)`` when the largest
+  ///   sequence is not a non-negative integer (a row this engine did not write), naming the
+  ///   entry after the last good one.
+  private static func head(_ db: Database, of lane: String) throws -> UInt64 {
+    let sql = "SELECT MAX(sequence) AS head FROM sluice_log WHERE lane = ?"
+    guard let row = try Row.fetchOne(db, sql: sql, arguments: [lane]) else { return 0 }
+    if row.stored("head").isNull { return 0 }
+    if let head = row.count("head") { return head }
+    // Text and blobs sort after every number, and a negative number before: the damaged row
+    // comes after the largest number, or is the only kind there is.
+    let last =
+      try Row.fetchOne(
+        db, sql: sql + " AND typeof(sequence) = 'integer' AND sequence > 0", arguments: [lane]
+      )?.count("head") ?? 0
+    let reason = "an entry of lane '\(lane)' after \(last) has the sequence \(row.stored("head"))"
+    throw SharedLaneError(.undecodableEntry(sequence: last + 1, reason: reason))
+  }
+
+  /// The entry in `row`, entry `expected` of its lane when known.
+  ///
+  /// - Throws: ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)`` naming `expected`
+  ///   (or the row's own number) when a column holds a NULL, another type or a negative number.
+  private static func entry(_ row: Row, expected: UInt64?) throws -> SharedLogEntry {
+    func failure(_ column: String) -> SharedLaneError {
+      let sequence = expected ?? row.count("sequence") ?? 0
+      return SharedLaneError(.undecodableEntry(sequence: sequence, reason: row.problem(column)))
+    }
+    guard let sequence = row.count("sequence") else { throw failure("sequence") }
+    return SharedLogEntry(sequence: sequence, record: try row.record(failure))
   }
 
   /// Looks at the lane's head, pausing 1 ms, then twice as long each time up to 16 ms: another

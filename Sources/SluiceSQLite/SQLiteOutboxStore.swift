@@ -48,6 +48,10 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
     return migrator
   }()
 
+  /// Every record kept, ordered by origin, then origin sequence.
+  ///
+  /// - Throws: GRDB's `DatabaseError` (`SQLITE_MISMATCH`) for a row this store did not write (a
+  ///   NULL, another type, a negative number), so that the node does not start.
   public func keptRecords() async throws -> [SharedLogRecord] {
     try await file.reading("read the shared lane's outbox") { db in
       let rows = try Row.fetchAll(
@@ -56,11 +60,12 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
           SELECT origin, origin_sequence, name, payload FROM sluice_outbox
           ORDER BY origin, origin_sequence
           """)
-      return rows.map { row in
-        let originSequence: Int64 = row["origin_sequence"]
-        return SharedLogRecord(
-          origin: row["origin"], originSequence: UInt64(originSequence), name: row["name"],
-          payload: row["payload"])
+      return try rows.map { row in
+        try row.record { column in
+          DatabaseError(
+            resultCode: .SQLITE_MISMATCH,
+            message: "a row of the shared lane's outbox does not decode: \(row.problem(column))")
+        }
       }
     }
   }

@@ -95,6 +95,9 @@ struct SharedFollower: Sendable {
           }
         }
         if let failure { return stop(failure) }
+      } catch let failure as SharedLaneError {
+        // An entry the engine cannot decode: a retry would find it again.
+        return stop(failure)
       } catch {
         if Task.isCancelled { return }
         if failures == 0 { outbox.report(error, action: nil) }

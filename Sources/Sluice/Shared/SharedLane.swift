@@ -142,7 +142,15 @@ public final class SharedLane: Sendable {
   /// ``start()`` once the name is claimed.
   private func follow() async throws {
     let kept = try await outboxStore?.keptRecords() ?? []
-    let head = try await engine.head(of: lane)
+    let head: UInt64
+    do {
+      head = try await engine.head(of: lane)
+    } catch let failure as SharedLaneError {
+      // The engine found an entry it cannot decode: the node applies the entries before it and
+      // stops there.
+      guard case .undecodableEntry(let sequence, _) = failure.kind else { throw failure }
+      head = sequence
+    }
     let follower = SharedFollower(
       engine: engine, name: lane, outbox: outbox, progress: progress, lane: dispatcher.lane,
       parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
