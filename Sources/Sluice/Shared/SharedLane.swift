@@ -7,9 +7,10 @@ import Foundation
 ///
 /// Stores join the lane's ``dispatcher`` as they join any dispatcher. An action dispatched to
 /// it (by your code, an effect or an observer) is not processed at once: it goes to the node's
-/// outbox, which appends everything queued since its last append as one batch. Each node, the
-/// one that dispatched the action included, processes the action when it applies the log
-/// entry. Effects run only on the node that dispatched the action, and the actions they
+/// outbox, which appends what is queued in batches capped by ``Limits`` (1,000 actions and
+/// 1 MiB by default), and holds at most `limits.pending` actions (see ``Limits/pending``). Each
+/// node, the one that dispatched the action included, processes the action when it applies the
+/// log entry. Effects run only on the node that dispatched the action, and the actions they
 /// dispatch go through the log too.
 ///
 /// ```swift
@@ -58,6 +59,32 @@ public final class SharedLane: Sendable {
   /// How many entries apart the node checks or saves snapshots.
   public let snapshotInterval: UInt64
 
+  /// How much a node's outbox sends in one append, and how much it holds.
+  public struct Limits: Sendable, Hashable {
+    /// The most actions in one append.
+    public var batchCount: Int
+    /// The most bytes (names and payloads) in one append; an action larger than this goes
+    /// alone.
+    public var batchBytes: Int
+    /// The most actions the outbox holds: past it, ``SharedLane/send(_:)`` waits for room, and
+    /// a `dispatch`, which must not wait, queues its action all the same and reports
+    /// ``ReportedIssue/Kind/queueBoundExceeded`` (once until the outbox is back under the
+    /// bound). No action is dropped.
+    public var pending: Int
+
+    /// Limits; values under 1 count as 1.
+    ///
+    /// - Parameters:
+    ///   - batchCount: The most actions in one append; 1,000 by default.
+    ///   - batchBytes: The most bytes in one append; 1 MiB by default.
+    ///   - pending: The most actions the outbox holds; 100,000 by default.
+    public init(batchCount: Int = 1_000, batchBytes: Int = 1 << 20, pending: Int = 100_000) {
+      self.batchCount = max(1, batchCount)
+      self.batchBytes = max(1, batchBytes)
+      self.pending = max(1, pending)
+    }
+  }
+
   /// Creates a node of the lane whose log `engine` keeps; ``start()`` starts it.
   ///
   /// - Parameters:
@@ -71,6 +98,9 @@ public final class SharedLane: Sendable {
   ///     that a crash loses none of them; `nil` (the default) keeps them in memory only. Each
   ///     batch is then written there before it is appended (a local write and a removal per
   ///     batch).
+  ///   - limits: How much the outbox sends in one append and holds. After a failed append the
+  ///     next batch is half as large (down to one action: a batch that timed out is split), and
+  ///     it doubles again with each success.
   ///   - label: The dispatcher's label.
   ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
   ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
@@ -84,7 +114,8 @@ public final class SharedLane: Sendable {
   public init(
     engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
     node: String = UUID().uuidString,
-    outbox: (any SharedOutboxStore)? = nil, label: String = "sluice.shared",
+    outbox: (any SharedOutboxStore)? = nil, limits: Limits = Limits(),
+    label: String = "sluice.shared",
     snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
@@ -99,9 +130,9 @@ public final class SharedLane: Sendable {
     self.clock = clock
     outboxStore = outbox
     progress = SharedProgress()
-    self.outbox = SharedOutbox(node: node, actions: actions, progress: progress)
+    self.outbox = SharedOutbox(node: node, actions: actions, progress: progress, limits: limits)
     dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: self.outbox)
-    self.outbox.attach(errors: dispatcher.errors)
+    self.outbox.attach(errors: dispatcher.errors, reporter: dispatcher.lane.reporter)
   }
 
   deinit {
@@ -266,7 +297,8 @@ public final class SharedLane: Sendable {
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
 
-  /// Appends every batch the outbox has, retrying after a failure with a growing pause. With an
+  /// Appends every batch the outbox has, retrying after a failure with a growing pause and a
+  /// batch half as large (a batch too large for the engine's time-out is split). With an
   /// outbox store, each batch is kept there first and forgotten once appended.
   private static func append(
     _ engine: any SharedLogEngine, _ lane: String, _ outbox: SharedOutbox,
@@ -274,20 +306,24 @@ public final class SharedLane: Sendable {
   ) async {
     var failures = 0
     var storeFailing = false
+    let largest = outbox.limits.batchCount
+    var count = largest
     while !Task.isCancelled {
-      let batch = await outbox.nextBatch()
+      let batch = await outbox.nextBatch(count: count)
       guard !batch.isEmpty else { return }
       if let store { await keep(outbox, in: store, failing: &storeFailing) }
       do {
         let numbers = try await engine.append(batch.map(\.record), to: lane)
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
+        count = count > largest / 2 ? largest : count * 2
         if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }
       } catch {
         if Task.isCancelled { return }
         // Once per outage: the actions stay in the outbox, and go when the engine is back.
         if failures == 0 { outbox.report(error, action: batch.first?.action) }
         failures += 1
+        count = max(1, min(count, batch.count) / 2)
         // Until the retry, what is dispatched meanwhile is kept as it comes.
         var left = pause(after: failures)
         while !Task.isCancelled, left > .zero {

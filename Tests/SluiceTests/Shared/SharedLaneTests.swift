@@ -187,8 +187,14 @@ final class FlakyLogEngine: ForwardingLogEngine {
   let inner = InMemoryLogEngine()
   let mode = Guarded(Mode.up)
   let lostAcknowledgements = Guarded(0)
+  /// The most records an append was given.
+  let largestBatch = Guarded(0)
+  /// Appends of more records than this fail, as a batch past a server's time-out does.
+  let failsAbove = Guarded(Int.max)
 
   func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
+    largestBatch.withLock { $0 = max($0, records.count) }
+    if records.count > failsAbove.withLock({ $0 }) { throw Down() }
     switch mode.withLock({ $0 }) {
     case .up: return try await inner.append(records, to: lane)
     case .down: throw Down()
