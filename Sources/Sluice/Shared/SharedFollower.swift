@@ -56,10 +56,16 @@ struct SharedFollower: Sendable {
 
   /// Applies the log after `start` in order, waiting for new entries; stops at an entry it
   /// cannot apply, or at a snapshot whose hash differs. The entries up to `replaying` were in
-  /// the log when the node started: their effects ran when they were first applied.
-  func run(from start: UInt64, origins: [String: UInt64], replaying: UInt64) async {
+  /// the log when the node started: their effects ran when they were first applied. When it
+  /// ends, `keeping` holds each node's highest origin sequence up to the last entry applied,
+  /// where a restarted run goes on.
+  func run(
+    from start: UInt64, origins: [String: UInt64], replaying: UInt64,
+    keeping kept: Guarded<[String: UInt64]?>
+  ) async {
     var applied = start
     var origins = origins
+    defer { kept.withLock { $0 = origins } }
     if let own = origins[outbox.node] { outbox.noteOwn(own) }
     progress.advance(to: applied)
     var failures = 0
@@ -67,7 +73,7 @@ struct SharedFollower: Sendable {
       do {
         var limit = Self.batchLimit
         if checkedSnapshots != nil {
-          limit = min(limit, Int(interval - applied % interval))
+          limit = min(limit, Int(clamping: interval - applied % interval))
         }
         let entries = try await engine.entries(of: name, after: applied, limit: limit)
         failures = 0

@@ -54,6 +54,9 @@ public final class SharedLane: Sendable {
   /// Whether this node holds its name in the engine (``start()`` claims it, ``stop()`` releases
   /// it).
   private let claimed = Guarded(false)
+  /// Where a stopped node resumes: each node's highest origin sequence up to the entry it
+  /// applied last (`nil` before the first start).
+  private let resume = Guarded<[String: UInt64]?>(nil)
   /// What the retries after a failure of the engine or the outbox store wait on.
   let clock: any Clock<Duration>
   /// How many entries apart the node checks or saves snapshots.
@@ -170,9 +173,12 @@ public final class SharedLane: Sendable {
     }
   }
 
-  /// ``start()`` once the name is claimed.
+  /// ``start()`` once the name is claimed: the first time from the newest snapshot, after a
+  /// ``stop()`` from where the node stopped.
   private func follow() async throws {
-    let kept = try await outboxStore?.keptRecords() ?? []
+    let resumed = resume.withLock { $0 }
+    // After a stop, what the store keeps is still in the outbox.
+    let kept = resumed == nil ? try await outboxStore?.keptRecords() ?? [] : []
     let head: UInt64
     do {
       head = try await engine.head(of: lane)
@@ -185,15 +191,19 @@ public final class SharedLane: Sendable {
     let follower = SharedFollower(
       engine: engine, name: lane, outbox: outbox, progress: progress, lane: dispatcher.lane,
       parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
-    let (start, origins) = try await follower.restoreLatest()
-    let started = tasks.withLock { tasks -> Bool in
+    let (start, origins) =
+      if let resumed { (progress.applied, resumed) } else { try await follower.restoreLatest() }
+    let started = tasks.withLock { [resume] tasks -> Bool in
       guard tasks.isEmpty else { return false }
       tasks.append(
-        Task { await follower.run(from: start, origins: origins, replaying: head) })
+        Task {
+          await follower.run(from: start, origins: origins, replaying: head, keeping: resume)
+        })
       return true
     }
     guard started else { return }
     outbox.restore(kept)
+    outbox.open()
     try await progress.waitUntilApplied(head)
     // The outbox numbers its actions once the node saw its own entries of the log so far, so
     // that the numbers come after them.
@@ -270,8 +280,10 @@ public final class SharedLane: Sendable {
   }
 
   /// Stops appending and applying, and releases the node's name in the lane. Actions the log
-  /// did not take yet stay unsent (call ``flush()`` first to send them); those the outbox store
-  /// keeps are sent by the next node that starts with it.
+  /// did not take yet stay unsent (call ``flush()`` first to send them): ``start()`` starts the
+  /// node again from where it stopped, and sends them; those the outbox store keeps are also
+  /// sent by the next node that starts with it. A ``send(_:)`` waiting meanwhile throws
+  /// `CancellationError`.
   public func stop() async {
     outbox.close()
     let running = tasks.withLock { tasks in

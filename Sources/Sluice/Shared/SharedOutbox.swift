@@ -289,6 +289,11 @@ final class SharedOutbox: LaneOrderSource {
     withExtendedLifetime(removed) {}
   }
 
+  /// Takes batches again after ``close()`` (the node started again); what was pending stays.
+  func open() {
+    state.withLock { $0.closed = false }
+  }
+
   /// Stops taking batches; who waits for an acknowledgement gets `nil`.
   func close() {
     let (waiters, durable, appender, room) = state.withLock { state in
