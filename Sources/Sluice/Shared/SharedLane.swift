@@ -156,13 +156,18 @@ public final class SharedLane: Sendable {
   /// Claims the node's name in the lane, starts following the log and appending what is
   /// dispatched; returns once this node applied the log as it was when called.
   ///
+  /// An engine that cannot be reached does not make it throw: as a running node does, it
+  /// reports the outage on the dispatcher's ``Dispatcher/errors`` channel (once) and tries
+  /// again after a pause on the lane's clock, 10 ms doubling up to 1 s. Cancel the task that
+  /// called it to give up.
+  ///
   /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` while
-  ///   another live node has this name in the lane; the engine's or the outbox store's error
-  ///   when it cannot be read at first, or the ``SharedLaneError`` that stopped the node while
-  ///   it caught up.
+  ///   another live node has this name in the lane; the outbox store's error when it cannot be
+  ///   read; the ``SharedLaneError`` that stopped the node while it caught up; or
+  ///   `CancellationError`.
   public func start() async throws {
     if !claimed.withLock({ $0 }) {
-      try await engine.claimNode(node, of: lane)
+      try await retrying { [engine, node, lane] in try await engine.claimNode(node, of: lane) }
       claimed.withLock { $0 = true }
     }
     do {
@@ -181,7 +186,7 @@ public final class SharedLane: Sendable {
     let kept = resumed == nil ? try await outboxStore?.keptRecords() ?? [] : []
     let head: UInt64
     do {
-      head = try await engine.head(of: lane)
+      head = try await retrying { [engine, lane] in try await engine.head(of: lane) }
     } catch let failure as SharedLaneError {
       // The engine found an entry it cannot decode: the node applies the entries before it and
       // stops there.
@@ -192,7 +197,11 @@ public final class SharedLane: Sendable {
       engine: engine, name: lane, outbox: outbox, progress: progress, lane: dispatcher.lane,
       parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
     let (start, origins) =
-      if let resumed { (progress.applied, resumed) } else { try await follower.restoreLatest() }
+      if let resumed {
+        (progress.applied, resumed)
+      } else {
+        try await retrying { try await follower.restoreLatest() }
+      }
     let started = tasks.withLock { [resume] tasks -> Bool in
       guard tasks.isEmpty else { return false }
       tasks.append(
@@ -295,6 +304,27 @@ public final class SharedLane: Sendable {
       await task.value
     }
     await release()
+  }
+
+  /// `body`'s value, trying again after a failure of the engine with a growing pause on the
+  /// lane's clock, the outage reported once. What another try would meet again (a
+  /// ``SharedLaneError``, a ``SharedLogError``) and cancellation are thrown.
+  private func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    var failures = 0
+    while true {
+      do {
+        return try await body()
+      } catch let error as SharedLaneError {
+        throw error
+      } catch let error as SharedLogError {
+        throw error
+      } catch {
+        try Task.checkCancellation()
+        if failures == 0 { outbox.report(error, action: nil) }
+        failures += 1
+        try await clock.sleep(for: Self.pause(after: failures))
+      }
+    }
   }
 
   /// Releases the node's name, if this node claimed it.

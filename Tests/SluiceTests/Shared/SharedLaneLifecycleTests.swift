@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 
@@ -38,5 +39,35 @@ import Testing
     try await node.send(Add(text: "one"))
     #expect(store.state == ["one"])
     await node.stop()
+  }
+}
+
+extension SharedLaneLifecycleTests {
+  @Test func aNodeStartedDuringAnOutageReportsItAndStartsOnceTheEngineIsBack() async throws {
+    let engine = FlakyLogEngine()
+    engine.headFails.withLock { $0 = true }
+    let clock = TestClock()
+    let lane = try SharedLane(
+      engine: engine, actions: SharedLaneTests.actions, node: "a", clock: clock)
+    let store = Store(
+      initialState: [String](), dispatcher: lane.dispatcher, reducer: SharedLaneTests.reducer)
+    let errors = lane.dispatcher.errors.events
+    let started = Task { try await lane.start() }
+    let outage = await SharedOutboxLimitsTests.guarded { () async -> ErrorEvent? in
+      for await event in errors { return event }
+      return nil
+    }
+    #expect(outage??.error is FlakyLogEngine.Down)
+    // Retries on the lane's clock, reported once.
+    await clock.advance(by: .seconds(10))
+    engine.headFails.withLock { $0 = false }
+    await clock.advance(by: .seconds(1))
+    let done: Void? = await SharedOutboxLimitsTests.guarded { try await started.value }
+    #expect(done != nil, "the node started once the engine was back")
+    guard done != nil else { return }
+    try await lane.send(SharedLaneTests.Add(text: "one"))
+    #expect(store.state == ["one"])
+    #expect(lane.dispatcher.errors.totalCount == 1)
+    await lane.stop()
   }
 }

@@ -191,6 +191,13 @@ final class FlakyLogEngine: ForwardingLogEngine {
   let largestBatch = Guarded(0)
   /// Appends of more records than this fail, as a batch past a server's time-out does.
   let failsAbove = Guarded(Int.max)
+  /// Whether reading the head fails, as appends do when down.
+  let headFails = Guarded(false)
+
+  func head(of lane: String) async throws -> UInt64 {
+    if headFails.withLock({ $0 }) { throw Down() }
+    return await inner.head(of: lane)
+  }
 
   func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     largestBatch.withLock { $0 = max($0, records.count) }
