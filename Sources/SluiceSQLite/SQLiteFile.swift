@@ -58,6 +58,12 @@ final class SQLiteFile: Sendable {
     }
   }
 
+  /// Reads in a transaction of its own, on the calling thread (a thread of its own, which may
+  /// block).
+  func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) { try pool.read(body) }
+  }
+
   /// Writes on the file's thread; `body` opens its own transaction.
   ///
   /// - Throws: ``SQLiteStorageError/Kind/readOnly`` in read-only mode.

@@ -23,14 +23,12 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   // Sendable: immutable.
   private let file: SQLiteFile
   private let claims: SQLiteNodeClaims
+  private let watcher: SQLiteLaneWatcher
   /// What the polling of ``waitForEntries(of:after:timeout:)`` waits on.
   private let clock: any Clock<Duration>
 
   /// The database file.
   public var path: String { file.path }
-
-  /// The longest pause between two looks at the log in ``waitForEntries(of:after:timeout:)``.
-  static var longestPoll: Duration { .milliseconds(16) }
 
   /// Opens the logs in the SQLite file at `path`: in read-write mode, creating the file and its
   /// tables when needed, or migrating a file of one lane; in read-only mode
@@ -54,10 +52,19 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   ) throws {
     self.clock = clock
     // An acknowledged append survives a power loss, not only a crash (`synchronous = FULL`).
-    file = try SQLiteFile(
+    let file = try SQLiteFile(
       path: path, mode: mode, busyTimeout: busyTimeout, migrator: Self.migrator,
       purpose: "open the shared log", thread: "sluice.shared-log.sqlite")
+    self.file = file
     claims = SQLiteNodeClaims(folder: path + "-nodes", enabled: mode == .readWrite)
+    watcher = SQLiteLaneWatcher(path: path) { lanes in
+      try file.readHere { db in
+        guard try file.has("sluice_log", db) else { return [:] }
+        var heads: [String: UInt64] = [:]
+        for lane in lanes { heads[lane] = try Self.head(db, of: lane) }
+        return heads
+      }
+    }
   }
 
   /// The shared log's schema, as GRDB migrations.
@@ -233,19 +240,23 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     return SharedLogEntry(sequence: sequence, record: try row.record(failure))
   }
 
-  /// Looks at the lane's head, pausing 1 ms, then twice as long each time up to 16 ms: another
-  /// process's append is seen within about 16 ms, and an idle wait costs about 60 reads a
-  /// second.
+  /// Returns once the lane's head passed `sequence`, or at `timeout`: the engine's watcher (see
+  /// ``SQLiteLaneWatcher``) looks at the heads of the lanes waited for whenever the file
+  /// changes, and ends only the waits of the lanes that moved, so that another process's append
+  /// is seen within about a millisecond, and a wait costs no wake-up until then.
   public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
     async throws
   {
-    let left = clock.countdown(timeout)
-    var pause = Duration.milliseconds(1)
-    while try await head(of: lane) <= sequence {
-      let remaining = left()
-      guard remaining > .zero else { return }
-      try await clock.sleep(for: min(pause, remaining))
-      pause = min(pause * 2, Self.longestPoll)
+    let id = watcher.register(lane: lane, after: sequence)
+    defer { watcher.finish(id) }
+    // After the registration: a change between this look and the wait is not missed.
+    guard try await head(of: lane) <= sequence else { return }
+    await withTaskGroup(of: Void.self) { [watcher, clock] group in
+      group.addTask { try? await clock.sleep(for: timeout) }
+      group.addTask { await watcher.wait(id) }
+      await group.next()
+      watcher.finish(id)
+      group.cancelAll()
     }
   }
 
@@ -311,13 +322,5 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   /// A number as SQLite stores it (a signed 64-bit integer).
   private static func column(_ number: UInt64) throws -> Int64 {
     try SQLiteFile.column(number, "use the shared log")
-  }
-}
-
-extension Clock where Duration == Swift.Duration {
-  /// The time left until `timeout` from now on this clock, zero once it passed.
-  fileprivate func countdown(_ timeout: Duration) -> @Sendable () -> Duration {
-    let deadline = now.advanced(by: timeout)
-    return { Swift.max(.zero, self.now.duration(to: deadline)) }
   }
 }
