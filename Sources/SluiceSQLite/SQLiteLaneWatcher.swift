@@ -7,10 +7,11 @@ import Synchronization
 #endif
 
 /// Ends the waits for new entries of an SQLite log's lanes: one thread per engine, started by
-/// the first wait, sleeps until a file of the database's folder changes (inotify on Linux), then
+/// the first wait, sleeps until the database file or its WAL changes (inotify on Linux), then
 /// reads the heads of the lanes that have waits, in one transaction, and ends only the waits
-/// whose lane moved past them. A lane nobody waits for costs nothing; an engine nobody waits on
-/// wakes only when its folder changes.
+/// whose lane moved past them; since a commit becomes visible after its write (the fsync), it
+/// reads them again every millisecond for 20 ms after the change. A lane nobody waits for costs nothing; an
+/// engine whose file does not change does not wake.
 ///
 /// Where inotify is missing, the thread looks every 2 ms instead.
 final class SQLiteLaneWatcher: Sendable {
@@ -102,19 +103,34 @@ final class SQLiteLaneWatcher: Sendable {
           ? -1 : inotify_add_watch(descriptor, folder, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO))
         guard watch >= 0 else {
           if descriptor >= 0 { close(descriptor) }
-          return Self.poll(self)
+          return Self.look(self)
         }
         defer { close(descriptor) }
         // No strong reference stays on this thread: the engine's release ends it.
         self?.state.withLock { $0.inotify = (descriptor, watch) }
         var buffer = [UInt8](repeating: 0, count: 4_096)
+        var events = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        // A write to the log reaches the file before its commit is visible (the fsync, then
+        // the WAL index, which inotify does not see): after a change, the heads are read again
+        // every millisecond for 20 ms, unless another change comes first.
+        var rechecks = 0
         while true {
-          let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-          guard count > 0, let watcher = self else { return }
-          if Self.namesAny(names, in: buffer, count: count) { watcher.check() }
+          let ready = poll(&events, 1, rechecks > 0 ? 1 : -1)
+          if ready < 0, errno == EINTR { continue }
+          guard ready >= 0 else { return }
+          if ready > 0 {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            guard Self.namesAny(names, in: buffer, count: count) else { continue }
+            rechecks = 20
+          } else {
+            rechecks -= 1
+          }
+          guard let watcher = self else { return }
+          watcher.check()
         }
       #else
-        Self.poll(self)
+        Self.look(self)
       #endif
     }
     thread.name = "sluice.shared-log.watcher"
@@ -141,7 +157,7 @@ final class SQLiteLaneWatcher: Sendable {
   #endif
 
   /// Looks at the heads every 2 ms while the watcher lives (where inotify is missing).
-  private static func poll(_ watcher: SQLiteLaneWatcher?) {
+  private static func look(_ watcher: SQLiteLaneWatcher?) {
     weak let watcher = watcher
     while let current = watcher {
       current.check()
