@@ -34,6 +34,11 @@ import Foundation
 /// - An entry that does not decode stops the node before it, with
 ///   ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)``: a node never skips or
 ///   reorders an entry.
+/// - An append the log refuses with
+///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` (another process
+///   used this node's name) stops the node's appends: it is reported on the errors channel,
+///   every ``send(_:)`` and ``waitUntilDurable()`` waiting or to come throws it, and the actions
+///   stay in the outbox (and its store), unsent. Start a node under another name.
 /// - Locks pause what this node applies, not the log.
 public final class SharedLane: Sendable {
   /// The dispatcher the stores of the lane join.
@@ -258,12 +263,15 @@ public final class SharedLane: Sendable {
   /// Dispatches `action` through the log; returns its number in the log once this node
   /// applied it.
   ///
-  /// - Throws: ``SharedLaneError`` when the action is not registered or the node stopped, or
+  /// - Throws: ``SharedLaneError`` when the action is not registered or the node stopped;
+  ///   ``SharedLogError`` of kind
+  ///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` when the log holds
+  ///   this node's number for another action (the node then appends nothing more); or
   ///   `CancellationError` when the lane was stopped before the log took the action.
   @discardableResult
   public func send(_ action: some Action) async throws -> UInt64 {
     guard let sequence = try await outbox.enqueueAndWait(action) else {
-      throw CancellationError()
+      throw outbox.failure ?? CancellationError()
     }
     try await progress.waitUntilApplied(sequence)
     return sequence
@@ -281,11 +289,11 @@ public final class SharedLane: Sendable {
   /// the log took it, or the outbox store keeps it (without an outbox store, once the log took
   /// it). Actions dispatched before ``start()`` are kept once the node started.
   ///
-  /// - Throws: The outbox store's error, or `CancellationError` when the lane was stopped
-  ///   first.
+  /// - Throws: The outbox store's error; the origin conflict that stopped the node's appends
+  ///   (see ``send(_:)``); or `CancellationError` when the lane was stopped first.
   public func waitUntilDurable() async throws {
     if let outboxStore { try await Self.keep(outbox, in: outboxStore) }
-    guard await outbox.waitUntilSafe() else { throw CancellationError() }
+    guard await outbox.waitUntilSafe() else { throw outbox.failure ?? CancellationError() }
   }
 
   /// Stops appending and applying, and releases the node's name in the lane. Actions the log
@@ -362,6 +370,12 @@ public final class SharedLane: Sendable {
         if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }
       } catch {
         if Task.isCancelled { return }
+        if let conflict = error as? SharedLogError, case .originConflict = conflict.kind {
+          // Another action holds this node's number: no retry can append it.
+          outbox.report(error, action: batch.first?.action)
+          outbox.close(failure: conflict)
+          return
+        }
         // Once per outage: the actions stay in the outbox, and go when the engine is back.
         if failures == 0 { outbox.report(error, action: batch.first?.action) }
         failures += 1

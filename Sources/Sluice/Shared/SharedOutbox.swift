@@ -47,6 +47,8 @@ final class SharedOutbox: LaneOrderSource {
     var errors: ErrorChannel?
     var reporter: IssueReporter?
     var closed = false
+    /// Why the log refuses this node's actions for good (an origin conflict), if it does.
+    var failure: (any Error)?
 
     /// Numbers the pending actions that have no origin sequence yet, in order (they are the
     /// end of the queue: restored records come first and are numbered).
@@ -97,14 +99,15 @@ final class SharedOutbox: LaneOrderSource {
   /// (registered in the same step, so it cannot miss it).
   ///
   /// - Throws: ``SharedLaneError`` when the action's type is not registered, or its encoding
-  ///   fails; nothing is queued.
+  ///   fails; the outbox's ``failure``; nothing is queued.
   func enqueue(
     _ action: any Action, waiter: CheckedContinuation<UInt64?, Never>? = nil,
     file: StaticString = #fileID, line: UInt = #line
   ) throws {
     let (name, payload) = try actions.encode(action)
     let record = SharedLogRecord(origin: node, originSequence: 0, name: name, payload: payload)
-    let (appender, closed, overflow) = state.withLock { state in
+    let (appender, closed, overflow) = try state.withLock { state in
+      if let failure = state.failure { throw failure }
       let local = state.nextLocal
       state.nextLocal += 1
       state.pending.append(
@@ -290,14 +293,21 @@ final class SharedOutbox: LaneOrderSource {
   }
 
   /// Takes batches again after ``close()`` (the node started again); what was pending stays.
+  /// An outbox closed by a failure stays closed.
   func open() {
-    state.withLock { $0.closed = false }
+    state.withLock { $0.closed = $0.failure != nil }
   }
 
-  /// Stops taking batches; who waits for an acknowledgement gets `nil`.
-  func close() {
+  /// Why the log refuses this node's actions for good, if it does: who got `nil` or `false`
+  /// from the outbox throws it instead of `CancellationError`.
+  var failure: (any Error)? { state.withLock { $0.failure } }
+
+  /// Stops taking batches; who waits for an acknowledgement gets `nil`. With `failure`, the
+  /// outbox stays closed, and what was pending stays unsent.
+  func close(failure: (any Error)? = nil) {
     let (waiters, durable, appender, room) = state.withLock { state in
       state.closed = true
+      if state.failure == nil { state.failure = failure }
       defer {
         state.waiters.removeAll()
         state.durableWaiters.removeAll()

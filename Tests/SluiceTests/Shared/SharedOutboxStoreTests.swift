@@ -139,6 +139,41 @@ import Testing
     await lane.stop()
   }
 
+  /// Two processes named alike (or a predecessor's append still running): the log holds
+  /// action 1 of "a" as another action than the one this node's outbox store keeps under it.
+  /// The node stops appending, and every send or durability wait ends with the conflict.
+  @Test(.timeLimit(.minutes(1)))
+  func anOriginTheLogHoldsAsAnotherActionStopsAppendingAndEndsTheWaits() async throws {
+    let engine = InMemoryLogEngine()
+    func record(_ text: String) throws -> SharedLogRecord {
+      SharedLogRecord(
+        origin: "a", originSequence: 1, name: "test.add",
+        payload: try JSONEncoder().encode(Add(text: text)))
+    }
+    _ = try await engine.append([try record("theirs")], to: SharedLane.defaultLane)
+    let outbox = MemoryOutboxStore()
+    try await outbox.keep([try record("mine")])
+    let (lane, store) = try Self.node(engine, outbox, name: "a")
+    try await lane.start()
+    let conflict = SharedLogError.Kind.originConflict(origin: "a", originSequence: 1, sequence: 1)
+    await #expect {
+      try await lane.send(Add(text: "after"))
+    } throws: {
+      ($0 as? SharedLogError)?.kind == conflict
+    }
+    await #expect {
+      try await lane.waitUntilDurable()
+    } throws: {
+      ($0 as? SharedLogError)?.kind == conflict
+    }
+    #expect(store.state == ["theirs"])
+    #expect(await engine.head(of: SharedLane.defaultLane) == 1)
+    // Nothing is lost silently: the outbox store still keeps the refused action.
+    #expect(outbox.records.contains(try record("mine")))
+    #expect(lane.dispatcher.errors.totalCount >= 1)
+    await lane.stop()
+  }
+
   @Test func waitingForDurabilityAfterStopThrowsCancellation() async throws {
     let (lane, store) = try Self.node(FlakyLogEngine(), MemoryOutboxStore(), name: "a")
     store.dispatch(Add(text: "never started"))
