@@ -13,7 +13,10 @@ import Sluice
 ///
 /// Each write is durable when it returns (`synchronous = FULL`). The file may be shared by
 /// several nodes (each record carries its origin) and with an ``SQLiteStorage``; it should not
-/// be the shared log's own file, whose appends it would wait for.
+/// be the shared log's own file, whose appends it would wait for. Each record is kept under its
+/// lane, so that nodes named alike in different lanes do not send each other's actions; a file
+/// written before lanes had their records moved to the lane named
+/// ``SharedLane/defaultLane``.
 public final class SQLiteOutboxStore: SharedOutboxStore {
   // Sendable: immutable.
   private let file: SQLiteFile
@@ -45,21 +48,38 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
         table.primaryKey(["origin", "origin_sequence"])
       }
     }
+    migrator.registerMigration("v2-shared-outbox-lanes") { db in
+      try db.rename(table: "sluice_outbox", to: "sluice_outbox_v1")
+      try db.create(table: "sluice_outbox") { table in
+        table.column("lane", .text).notNull()
+        table.column("origin", .text).notNull()
+        table.column("origin_sequence", .integer).notNull()
+        table.column("name", .text).notNull()
+        table.column("payload", .blob).notNull()
+        table.primaryKey(["lane", "origin", "origin_sequence"])
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO sluice_outbox (lane, origin, origin_sequence, name, payload)
+          SELECT ?, origin, origin_sequence, name, payload FROM sluice_outbox_v1
+          """, arguments: [SharedLane.defaultLane])
+      try db.drop(table: "sluice_outbox_v1")
+    }
     return migrator
   }()
 
-  /// Every record kept, ordered by origin, then origin sequence.
+  /// Every record kept for `lane`, ordered by origin, then origin sequence.
   ///
   /// - Throws: GRDB's `DatabaseError` (`SQLITE_MISMATCH`) for a row this store did not write (a
   ///   NULL, another type, a negative number), so that the node does not start.
-  public func keptRecords() async throws -> [SharedLogRecord] {
+  public func keptRecords(of lane: String) async throws -> [SharedLogRecord] {
     try await file.reading("read the shared lane's outbox") { db in
       let rows = try Row.fetchAll(
         db,
         sql: """
-          SELECT origin, origin_sequence, name, payload FROM sluice_outbox
+          SELECT origin, origin_sequence, name, payload FROM sluice_outbox WHERE lane = ?
           ORDER BY origin, origin_sequence
-          """)
+          """, arguments: [lane])
       return try rows.map { row in
         try row.record { column in
           DatabaseError(
@@ -70,7 +90,7 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
     }
   }
 
-  public func keep(_ records: [SharedLogRecord]) async throws {
+  public func keep(_ records: [SharedLogRecord], for lane: String) async throws {
     guard !records.isEmpty else { return }
     let rows = try records.map { record in
       (record, try SQLiteFile.column(record.originSequence, "keep actions in the outbox"))
@@ -79,25 +99,27 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
       try db.inTransaction(.immediate) {
         let insert = try db.cachedStatement(
           sql: """
-            INSERT OR IGNORE INTO sluice_outbox (origin, origin_sequence, name, payload)
-            VALUES (?, ?, ?, ?)
+            INSERT OR IGNORE INTO sluice_outbox (lane, origin, origin_sequence, name, payload)
+            VALUES (?, ?, ?, ?, ?)
             """)
         for (record, originSequence) in rows {
           try insert.execute(
-            arguments: [record.origin, originSequence, record.name, record.payload])
+            arguments: [lane, record.origin, originSequence, record.name, record.payload])
         }
         return .commit
       }
     }
   }
 
-  public func forget(origin: String, through originSequence: UInt64) async throws {
+  public func forget(origin: String, through originSequence: UInt64, of lane: String)
+    async throws
+  {
     // A number past what SQLite stores is past every kept record.
     let last = Int64(exactly: originSequence) ?? .max
     try await file.writing("forget actions of the shared lane's outbox") { db in
       try db.execute(
-        sql: "DELETE FROM sluice_outbox WHERE origin = ? AND origin_sequence <= ?",
-        arguments: [origin, last])
+        sql: "DELETE FROM sluice_outbox WHERE lane = ? AND origin = ? AND origin_sequence <= ?",
+        arguments: [lane, origin, last])
     }
   }
 }

@@ -137,14 +137,16 @@ import Testing
     try await queue.write { db in
       try db.execute(
         sql: """
-          CREATE TABLE loose (origin, origin_sequence, name, payload);
+          CREATE TABLE loose (lane, origin, origin_sequence, name, payload);
           DROP TABLE sluice_outbox;
           ALTER TABLE loose RENAME TO sluice_outbox;
-          INSERT INTO sluice_outbox VALUES ('n', \(originSequence), 'test.add', x'7B7D');
+          INSERT INTO sluice_outbox VALUES ('default', 'n', \(originSequence), 'test.add', x'7B7D');
           """)
     }
     try queue.close()
-    await #expect(throws: DatabaseError.self) { _ = try await outbox.keptRecords() }
+    await #expect(throws: DatabaseError.self) {
+      _ = try await outbox.keptRecords(of: SharedLane.defaultLane)
+    }
     let lane = try SharedLane(
       engine: InMemoryLogEngine(), actions: Self.actions, node: "n", outbox: outbox)
     await #expect(throws: DatabaseError.self) { try await lane.start() }

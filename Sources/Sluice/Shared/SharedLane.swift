@@ -188,7 +188,7 @@ public final class SharedLane: Sendable {
   private func follow() async throws {
     let resumed = resume.withLock { $0 }
     // After a stop, what the store keeps is still in the outbox.
-    let kept = resumed == nil ? try await outboxStore?.keptRecords() ?? [] : []
+    let kept = resumed == nil ? try await outboxStore?.keptRecords(of: lane) ?? [] : []
     let head: UInt64
     do {
       head = try await retrying { [engine, lane] in try await engine.head(of: lane) }
@@ -292,7 +292,7 @@ public final class SharedLane: Sendable {
   /// - Throws: The outbox store's error; the origin conflict that stopped the node's appends
   ///   (see ``send(_:)``); or `CancellationError` when the lane was stopped first.
   public func waitUntilDurable() async throws {
-    if let outboxStore { try await Self.keep(outbox, in: outboxStore) }
+    if let outboxStore { try await Self.keep(outbox, in: outboxStore, lane) }
     guard await outbox.waitUntilSafe() else { throw outbox.failure ?? CancellationError() }
   }
 
@@ -361,13 +361,13 @@ public final class SharedLane: Sendable {
     while !Task.isCancelled {
       let batch = await outbox.nextBatch(count: count)
       guard !batch.isEmpty else { return }
-      if let store { await keep(outbox, in: store, failing: &storeFailing) }
+      if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
       do {
         let numbers = try await engine.append(batch.map(\.record), to: lane)
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
         count = count > largest / 2 ? largest : count * 2
-        if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }
+        if let store { await forget(batch, in: store, lane, outbox, failing: &storeFailing) }
       } catch {
         if Task.isCancelled { return }
         if let conflict = error as? SharedLogError, case .originConflict = conflict.kind {
@@ -386,27 +386,29 @@ public final class SharedLane: Sendable {
           let step = min(.milliseconds(10), left)
           try? await clock.sleep(for: step)
           left -= step
-          if let store { await keep(outbox, in: store, failing: &storeFailing) }
+          if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
         }
       }
     }
   }
 
   /// Writes the outbox's numbered actions that `store` does not keep yet into it.
-  private static func keep(_ outbox: SharedOutbox, in store: any SharedOutboxStore) async throws {
+  private static func keep(
+    _ outbox: SharedOutbox, in store: any SharedOutboxStore, _ lane: String
+  ) async throws {
     let unkept = outbox.unkept()
     guard !unkept.isEmpty else { return }
-    try await store.keep(unkept.map(\.record))
+    try await store.keep(unkept.map(\.record), for: lane)
     outbox.markKept(unkept)
   }
 
   /// ``keep(_:in:)``, reporting a failure once until the store works again; the log is tried
   /// all the same.
   private static func keep(
-    _ outbox: SharedOutbox, in store: any SharedOutboxStore, failing: inout Bool
+    _ outbox: SharedOutbox, in store: any SharedOutboxStore, _ lane: String, failing: inout Bool
   ) async {
     do {
-      try await keep(outbox, in: store)
+      try await keep(outbox, in: store, lane)
       failing = false
     } catch {
       if !failing { outbox.report(error, action: nil) }
@@ -418,8 +420,8 @@ public final class SharedLane: Sendable {
   /// this (by ``waitUntilDurable()`` racing the appender) is forgotten with the next batch of
   /// its origin, or appended once more, and ignored by the log, by the next node that starts.
   private static func forget(
-    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ outbox: SharedOutbox,
-    failing: inout Bool
+    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ lane: String,
+    _ outbox: SharedOutbox, failing: inout Bool
   ) async {
     var through: [String: UInt64] = [:]
     for pending in batch {
@@ -428,7 +430,7 @@ public final class SharedLane: Sendable {
     }
     do {
       for (origin, sequence) in through {
-        try await store.forget(origin: origin, through: sequence)
+        try await store.forget(origin: origin, through: sequence, of: lane)
       }
       failing = false
     } catch {

@@ -152,7 +152,7 @@ import Testing
     }
     _ = try await engine.append([try record("theirs")], to: SharedLane.defaultLane)
     let outbox = MemoryOutboxStore()
-    try await outbox.keep([try record("mine")])
+    try await outbox.keep([try record("mine")], for: SharedLane.defaultLane)
     let (lane, store) = try Self.node(engine, outbox, name: "a")
     try await lane.start()
     let conflict = SharedLogError.Kind.originConflict(origin: "a", originSequence: 1, sequence: 1)
@@ -186,6 +186,7 @@ import Testing
 final class MemoryOutboxStore: SharedOutboxStore {
   struct Broken: Error {}
   struct Key: Hashable {
+    let lane: String
     let origin: String
     let originSequence: UInt64
   }
@@ -193,32 +194,39 @@ final class MemoryOutboxStore: SharedOutboxStore {
   private let kept = Guarded<[Key: SharedLogRecord]>([:])
   let failing = Guarded(false)
 
-  /// The records kept, by origin, then origin sequence.
-  var records: [SharedLogRecord] {
-    kept.withLock { Array($0.values) }.sorted {
+  /// The records kept in every lane, by origin, then origin sequence.
+  var records: [SharedLogRecord] { records(of: nil) }
+
+  /// The records kept for `lane` (every lane for `nil`), by origin, then origin sequence.
+  func records(of lane: String?) -> [SharedLogRecord] {
+    kept.withLock { kept in
+      kept.filter { lane == nil || $0.key.lane == lane }.map(\.value)
+    }.sorted {
       ($0.origin, $0.originSequence) < ($1.origin, $1.originSequence)
     }
   }
 
-  func keptRecords() async throws -> [SharedLogRecord] {
+  func keptRecords(of lane: String) async throws -> [SharedLogRecord] {
     try check()
-    return records
+    return records(of: lane)
   }
 
-  func keep(_ records: [SharedLogRecord]) async throws {
+  func keep(_ records: [SharedLogRecord], for lane: String) async throws {
     try check()
     kept.withLock { kept in
       for record in records {
-        let key = Key(origin: record.origin, originSequence: record.originSequence)
+        let key = Key(lane: lane, origin: record.origin, originSequence: record.originSequence)
         if kept[key] == nil { kept[key] = record }
       }
     }
   }
 
-  func forget(origin: String, through originSequence: UInt64) async throws {
+  func forget(origin: String, through originSequence: UInt64, of lane: String) async throws {
     try check()
     kept.withLock { kept in
-      kept = kept.filter { $0.key.origin != origin || $0.key.originSequence > originSequence }
+      kept = kept.filter {
+        $0.key.lane != lane || $0.key.origin != origin || $0.key.originSequence > originSequence
+      }
     }
   }
 
