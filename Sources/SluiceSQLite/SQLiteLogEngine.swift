@@ -88,33 +88,26 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
       }
     }
     // Many lanes: each table is keyed by lane; the rows of the one lane become the default lane.
+    // ('default' is `SharedLane.defaultLane`.)
     migrator.registerMigration(lanesMigration) { db in
-      let lane = SharedLane.defaultLane
       try db.execute(
         sql: """
           CREATE TABLE sluice_lane_log (
             lane TEXT NOT NULL, sequence INTEGER NOT NULL, origin TEXT NOT NULL,
             origin_sequence INTEGER NOT NULL, name TEXT NOT NULL, payload BLOB NOT NULL,
-            PRIMARY KEY (lane, sequence), UNIQUE (lane, origin, origin_sequence))
-          """)
-      try db.execute(
-        sql: """
+            PRIMARY KEY (lane, sequence), UNIQUE (lane, origin, origin_sequence));
           INSERT INTO sluice_lane_log
-          SELECT ?, sequence, origin, origin_sequence, name, payload FROM sluice_log
-          """, arguments: [lane])
-      try db.execute(sql: "DROP TABLE sluice_log")
-      try db.execute(sql: "ALTER TABLE sluice_lane_log RENAME TO sluice_log")
-      try db.execute(
-        sql: """
+            SELECT 'default', sequence, origin, origin_sequence, name, payload FROM sluice_log;
+          DROP TABLE sluice_log;
+          ALTER TABLE sluice_lane_log RENAME TO sluice_log;
           CREATE TABLE sluice_lane_snapshot (
             lane TEXT NOT NULL, sequence INTEGER NOT NULL, hash INTEGER NOT NULL,
-            body BLOB NOT NULL, PRIMARY KEY (lane, sequence))
+            body BLOB NOT NULL, PRIMARY KEY (lane, sequence));
+          INSERT INTO sluice_lane_snapshot
+            SELECT 'default', sequence, hash, body FROM sluice_snapshot;
+          DROP TABLE sluice_snapshot;
+          ALTER TABLE sluice_lane_snapshot RENAME TO sluice_snapshot;
           """)
-      try db.execute(
-        sql: "INSERT INTO sluice_lane_snapshot SELECT ?, sequence, hash, body FROM sluice_snapshot",
-        arguments: [lane])
-      try db.execute(sql: "DROP TABLE sluice_snapshot")
-      try db.execute(sql: "ALTER TABLE sluice_lane_snapshot RENAME TO sluice_snapshot")
     }
     return migrator
   }()

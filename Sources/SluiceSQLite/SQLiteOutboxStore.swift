@@ -48,22 +48,18 @@ public final class SQLiteOutboxStore: SharedOutboxStore {
         table.primaryKey(["origin", "origin_sequence"])
       }
     }
+    // Records keyed by lane; those of a file without lanes go to the default lane.
     migrator.registerMigration("v2-shared-outbox-lanes") { db in
-      try db.rename(table: "sluice_outbox", to: "sluice_outbox_v1")
-      try db.create(table: "sluice_outbox") { table in
-        table.column("lane", .text).notNull()
-        table.column("origin", .text).notNull()
-        table.column("origin_sequence", .integer).notNull()
-        table.column("name", .text).notNull()
-        table.column("payload", .blob).notNull()
-        table.primaryKey(["lane", "origin", "origin_sequence"])
-      }
       try db.execute(
         sql: """
-          INSERT INTO sluice_outbox (lane, origin, origin_sequence, name, payload)
-          SELECT ?, origin, origin_sequence, name, payload FROM sluice_outbox_v1
-          """, arguments: [SharedLane.defaultLane])
-      try db.drop(table: "sluice_outbox_v1")
+          CREATE TABLE sluice_outbox_lanes (
+            lane TEXT NOT NULL, origin TEXT NOT NULL, origin_sequence INTEGER NOT NULL,
+            name TEXT NOT NULL, payload BLOB NOT NULL,
+            PRIMARY KEY (lane, origin, origin_sequence));
+          INSERT INTO sluice_outbox_lanes SELECT 'default', * FROM sluice_outbox;
+          DROP TABLE sluice_outbox;
+          ALTER TABLE sluice_outbox_lanes RENAME TO sluice_outbox;
+          """)
     }
     return migrator
   }()
