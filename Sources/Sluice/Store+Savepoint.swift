@@ -9,12 +9,15 @@ extension Store {
   }
 
   /// Returns the store to the state saved by ``captureState()``, observed like any change, and
-  /// forgets the saved state (Flask's `rollbackState`).
+  /// forgets the saved state (Flask's `rollbackState`). On a shared lane it changes nothing
+  /// and reports ``SharedLaneError/Kind/localOnly(_:)``: the state comes from the log only.
   ///
   /// Without a saved state, a ``ReportedIssue/Kind/nothingCaptured`` issue is reported and
   /// nothing changes.
   public func rollbackState(file: StaticString = #fileID, line: UInt = #line) {
     let core = self.core
+    // On a shared lane the state comes from the log only.
+    if core.lane.refuseOnSharedLane("state rollback") != nil { return }
     core.lane.perform(.change) {
       guard let captured = core.captured else {
         core.lane.reporter.report(

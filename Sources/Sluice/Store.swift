@@ -78,7 +78,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     let core = StoreCore(
       initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
       isEqual: isEqual)
-    if let restored { core.current = restored }
+    if let restored, !Self.refusesRestore(on: core.lane) { core.current = restored }
     self.init(core: core, middleware: middleware, persistence: persistence)
     beforeJoining?(self)
     join(effects: effects)
@@ -170,9 +170,12 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   }
 
   /// Returns the store to its initial state, through the lane, observed like any change
-  /// (Mini-Swift's `reset`). Synchronous like ``dispatch(_:mode:file:line:)``.
+  /// (Mini-Swift's `reset`). Synchronous like ``dispatch(_:mode:file:line:)``. On a shared lane
+  /// it changes nothing and reports ``SharedLaneError/Kind/localOnly(_:)`` on the dispatcher's
+  /// errors channel: the state would differ from the other nodes'.
   public func reset() {
     let core = self.core
+    if core.lane.refuseOnSharedLane("reset") != nil { return }
     core.lane.perform(.change) { core.replaceState(with: core.initialState) }
   }
 

@@ -58,6 +58,12 @@ final class SQLiteFile: Sendable {
     }
   }
 
+  /// Reads in a transaction of its own, on the calling thread (a thread of its own, which may
+  /// block).
+  func readHere<T>(_ body: (Database) throws -> T) throws -> T {
+    try SQLiteStorage.waiting("read the shared log", path, busyTimeout) { try pool.read(body) }
+  }
+
   /// Writes on the file's thread; `body` opens its own transaction.
   ///
   /// - Throws: ``SQLiteStorageError/Kind/readOnly`` in read-only mode.
@@ -80,5 +86,40 @@ final class SQLiteFile: Sendable {
       throw SharedLogError(.numberOutOfRange(number), operation: operation)
     }
     return value
+  }
+}
+
+extension Row {
+  /// The value of `column` as the file stores it, NULL for a missing column: reading it never
+  /// converts, so it never traps.
+  func stored(_ column: String) -> DatabaseValue {
+    (try? decode(DatabaseValue.self, forColumn: column)) ?? .null
+  }
+
+  /// The non-negative integer in `column`; nil for a NULL, another type or a negative number.
+  func count(_ column: String) -> UInt64? {
+    guard case .int64(let value) = stored(column).storage, value >= 0 else { return nil }
+    return UInt64(value)
+  }
+
+  /// The record in the columns `origin`, `origin_sequence`, `name` and `payload`, of a row this
+  /// module may not have written.
+  ///
+  /// - Throws: `failure` of the first column that holds a NULL, another type or a negative
+  ///   number.
+  func record(_ failure: (String) -> any Error) throws -> SharedLogRecord {
+    guard case .string(let origin) = stored("origin").storage else { throw failure("origin") }
+    guard let originSequence = count("origin_sequence") else {
+      throw failure("origin_sequence")
+    }
+    guard case .string(let name) = stored("name").storage else { throw failure("name") }
+    guard case .blob(let payload) = stored("payload").storage else { throw failure("payload") }
+    return SharedLogRecord(
+      origin: origin, originSequence: originSequence, name: name, payload: payload)
+  }
+
+  /// Why `column` does not decode, in words.
+  func problem(_ column: String) -> String {
+    "its column \(column) holds \(stored(column)), which this version never writes there"
   }
 }

@@ -14,8 +14,8 @@ import SluiceSQLite
   import Darwin
 #endif
 
-/// `SluiceCrashProbe --shared-lane <database> <node> <nodes> <count> [--pause-ms M]`: one node
-/// of a shared lane on an SQLite file, or with `--postgres URL` in place of the file, on a
+/// `SluiceCrashProbe --shared-lane <database> <node> <nodes> <count> [--pause-ms M]
+/// [--lane NAME]`: one node of a shared lane (the default one unless named) on an SQLite file, or with `--postgres URL` in place of the file, on a
 /// PostgreSQL database; for the multi-process tests (Tests/SluiceSQLiteTests/
 /// SharedLaneProcessTests.swift, Tests/SluicePostgresTests/SharedLaneProcessPostgresTests.swift),
 /// which kill nodes with SIGKILL and restart them, and stop the server.
@@ -68,7 +68,9 @@ enum SharedLaneProbe {
     #endif
   }
 
-  static func run(log: Log, node: Int, nodes: Int, count: Int, pause: Int) async -> Never {
+  static func run(log: Log, lane name: String, node: Int, nodes: Int, count: Int, pause: Int)
+    async -> Never
+  {
     let lane: SharedLane
     let store: Store<State>
     do {
@@ -78,7 +80,8 @@ enum SharedLaneProbe {
         case .postgres(let url): try postgresEngine(url: url)
         }
       lane = try SharedLane(
-        engine: engine, actions: SharedActions().register(Append.self, as: "probe.append"),
+        engine: engine, lane: name,
+        actions: SharedActions().register(Append.self, as: "probe.append"),
         node: "node\(node)")
       store = Store(initialState: State(), dispatcher: lane.dispatcher, reducer: reducer)
     } catch {

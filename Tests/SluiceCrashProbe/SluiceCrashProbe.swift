@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sluice
 
 #if canImport(Glibc)
   import Glibc
@@ -16,7 +17,7 @@ import Foundation
 ///                      [--record-before-flush | --record-without-flush | --write-through]
 ///     SluiceCrashProbe --hold-write-lock SECONDS <database>
 ///     SluiceCrashProbe --shared-lane (<database> | --postgres URL) <node> <nodes> <count>
-///                      [--pause-ms M]
+///                      [--pause-ms M] [--lane NAME]
 ///     SluiceCrashProbe --outbox <log> <outbox> <node> <count>
 ///
 /// (``PersistenceProbe``, `holdDatabaseWriteLock(on:for:)`, ``SharedLaneProbe``, ``OutboxProbe``.)
@@ -37,6 +38,9 @@ struct SluiceCrashProbe: AsyncParsableCommand {
   @Option(
     help: ArgumentHelp("With --shared-lane: pause 0 to M ms after each burst.", valueName: "M"))
   var pauseMs = 0
+
+  @Option(help: ArgumentHelp("With --shared-lane: the lane's name.", valueName: "name"))
+  var lane = SharedLane.defaultLane
 
   @Flag(help: "Run one node with its outbox in a file: <log> <outbox> <node> <count>.")
   var outbox = false
@@ -86,7 +90,7 @@ struct SluiceCrashProbe: AsyncParsableCommand {
     if sharedLane {
       await SharedLaneProbe.run(
         log: postgres.map { .postgres(url: $0) } ?? .sqlite(path: positional[0]),
-        node: numbers[0], nodes: numbers[1], count: numbers[2], pause: pauseMs)
+        lane: lane, node: numbers[0], nodes: numbers[1], count: numbers[2], pause: pauseMs)
     }
     if outbox {
       await OutboxProbe.run(

@@ -62,14 +62,15 @@ import Testing
     #expect(done, "the probe did not see its actions durable: \(run.stderr)")
     #expect(run.highest("durable") == 200)
     #expect(try await Self.indexes(of: 0, in: log).isEmpty)
-    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords()
+    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane)
     // The 200 appends, then the barrier of the probe's flush after `done`, if it got there.
     #expect(kept.filter { $0.name == "probe.append" }.map(\.originSequence) == Array(1...200))
 
     await holder.stop()
     try await Self.restart(node: 0, log: log, outbox: outbox)
     #expect(try await Self.indexes(of: 0, in: log) == Array(0..<200))
-    #expect(try await SQLiteOutboxStore(path: outbox).keptRecords().isEmpty)
+    #expect(
+      try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane).isEmpty)
   }
 
   @Test(.timeLimit(.minutes(3)))
@@ -99,7 +100,7 @@ import Testing
       #expect(
         indexes.count >= durable, "node \(node): durable \(durable), \(indexes.count) appended")
     }
-    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords()
+    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane)
     #expect(kept.isEmpty)
     print("outbox: 8 nodes killed, \(killedMidway) before all their actions were durable")
   }

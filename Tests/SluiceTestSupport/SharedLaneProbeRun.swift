@@ -103,11 +103,11 @@ public final class SharedLaneProbeRun {
     while process.isRunning { try? await Task.sleep(for: .milliseconds(1)) }
   }
 
-  /// The probe's appends in `log`, in log order.
-  public static func appends(in log: some SharedLogEngine) async throws -> [(
-    node: Int, index: Int
-  )] {
-    return try await log.entries(after: 0, limit: 1_000_000)
+  /// The probe's appends in `lane` of `log`, in log order.
+  public static func appends(
+    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane
+  ) async throws -> [(node: Int, index: Int)] {
+    return try await log.entries(of: lane, after: 0, limit: 1_000_000)
       .filter { $0.record.name == "probe.append" }
       .map { entry in
         let append = try JSONDecoder().decode(ProbeAppend.self, from: entry.record.payload)
@@ -117,18 +117,21 @@ public final class SharedLaneProbeRun {
 
   /// Says so when `log` holds fewer of this node's appends than the run printed as acked (an
   /// acknowledged action was lost); `nil` otherwise. Call it once the run ended.
-  public func lostAcknowledgement(in log: some SharedLogEngine) async throws -> String? {
+  public func lostAcknowledgement(
+    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane
+  ) async throws -> String? {
     let acked = self.acked
-    let inLog = try await Self.appends(in: log).filter { $0.node == node }.count
-    return inLog < acked ? "node \(node): acked \(acked), \(inLog) in the log" : nil
+    let inLog = try await Self.appends(in: log, lane: lane).filter { $0.node == node }.count
+    return inLog < acked ? "lane \(lane), node \(node): acked \(acked), \(inLog) in the log" : nil
   }
 
-  /// What the last runs of `nodes` nodes that appended `count` actions each break of the shared
-  /// lane's promises, in words; empty when nothing: every run ended with status 0 and printed
+  /// What the last runs of `nodes` nodes of `lane` that appended `count` actions each break of
+  /// the shared lane's promises, in words; empty when nothing: every run ended with status 0 and printed
   /// the same digest, and the log runs from 1 to N with no gap and holds each node's appends
   /// once each, in order.
   public static func problems(
-    in log: some SharedLogEngine, runs: [SharedLaneProbeRun], nodes: Int, count: Int
+    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane,
+    runs: [SharedLaneProbeRun], nodes: Int, count: Int
   ) async throws -> [String] {
     var found: [String] = []
     for run in runs where run.process.isRunning || run.process.terminationStatus != 0 {
@@ -138,11 +141,11 @@ public final class SharedLaneProbeRun {
     if Set(finals).count != 1 || finals.contains("none") {
       found.append("the nodes ended with different digests: \(finals)")
     }
-    let entries = try await log.entries(after: 0, limit: 1_000_000)
+    let entries = try await log.entries(of: lane, after: 0, limit: 1_000_000)
     if entries.map(\.sequence) != Array(1...UInt64(max(entries.count, 1))) {
       found.append("the log is not contiguous from 1: \(entries.map(\.sequence))")
     }
-    let appends = try await appends(in: log)
+    let appends = try await appends(in: log, lane: lane)
     for node in 0..<nodes {
       let indexes = appends.filter { $0.node == node }.map(\.index)
       if indexes != Array(0..<count) {

@@ -18,7 +18,9 @@ extension Store where State: Codable {
   ///
   /// When nothing usable is stored, the store starts from `initialState`; see
   /// ``PersistenceController/restoreOutcome`` and ``RestoreOutcome``. ``reset()`` returns to
-  /// `initialState`, not to the restored state.
+  /// `initialState`, not to the restored state. On a shared lane's dispatcher the store starts
+  /// from `initialState` and the lane reports ``SharedLaneError/Kind/localOnly(_:)``: its state
+  /// comes from the log, and a restored one would differ from the other nodes'.
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
@@ -79,5 +81,13 @@ extension Store where State: Codable {
         core.registryChanged()
       }
     }
+  }
+}
+
+extension Store {
+  /// Whether `lane` refuses a restored state: a shared lane does, and reports it.
+  @usableFromInline
+  static func refusesRestore(on lane: Lane) -> Bool {
+    lane.refuseOnSharedLane("persistence restore") != nil
   }
 }

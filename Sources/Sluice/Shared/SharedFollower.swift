@@ -10,6 +10,8 @@ struct SharedPart: Sendable {
 /// snapshot every `interval` entries.
 struct SharedFollower: Sendable {
   let engine: any SharedLogEngine
+  /// The lane's name in the engine.
+  let name: String
   let outbox: SharedOutbox
   let progress: SharedProgress
   let lane: Lane
@@ -32,7 +34,7 @@ struct SharedFollower: Sendable {
   /// Restores the newest snapshot that holds every shared store, if any; returns the entry it
   /// follows and each node's highest origin sequence up to it.
   func restoreLatest() async throws -> (sequence: UInt64, origins: [String: UInt64]) {
-    guard let snapshots, let latest = try await snapshots.latestSnapshot(),
+    guard let snapshots, let latest = try await snapshots.latestSnapshot(of: name),
       parts.keys.allSatisfy({ latest.states[$0] != nil })
     else { return (0, [:]) }
     let failure = Guarded<(any Error)?>(nil)
@@ -54,10 +56,16 @@ struct SharedFollower: Sendable {
 
   /// Applies the log after `start` in order, waiting for new entries; stops at an entry it
   /// cannot apply, or at a snapshot whose hash differs. The entries up to `replaying` were in
-  /// the log when the node started: their effects ran when they were first applied.
-  func run(from start: UInt64, origins: [String: UInt64], replaying: UInt64) async {
+  /// the log when the node started: their effects ran when they were first applied. When it
+  /// ends, `keeping` holds each node's highest origin sequence up to the last entry applied,
+  /// where a restarted run goes on.
+  func run(
+    from start: UInt64, origins: [String: UInt64], replaying: UInt64,
+    keeping kept: Guarded<[String: UInt64]?>
+  ) async {
     var applied = start
     var origins = origins
+    defer { kept.withLock { $0 = origins } }
     if let own = origins[outbox.node] { outbox.noteOwn(own) }
     progress.advance(to: applied)
     var failures = 0
@@ -65,12 +73,12 @@ struct SharedFollower: Sendable {
       do {
         var limit = Self.batchLimit
         if checkedSnapshots != nil {
-          limit = min(limit, Int(interval - applied % interval))
+          limit = min(limit, Int(clamping: interval - applied % interval))
         }
-        let entries = try await engine.entries(after: applied, limit: limit)
+        let entries = try await engine.entries(of: name, after: applied, limit: limit)
         failures = 0
         guard !entries.isEmpty else {
-          try await engine.waitForEntries(after: applied, timeout: .seconds(1))
+          try await engine.waitForEntries(of: name, after: applied, timeout: .seconds(1))
           continue
         }
         let (batch, failure) = decode(entries, after: applied, replaying: replaying)
@@ -93,6 +101,9 @@ struct SharedFollower: Sendable {
           }
         }
         if let failure { return stop(failure) }
+      } catch let failure as SharedLaneError {
+        // An entry the engine cannot decode: a retry would find it again.
+        return stop(failure)
       } catch {
         if Task.isCancelled { return }
         if failures == 0 { outbox.report(error, action: nil) }
@@ -138,14 +149,14 @@ struct SharedFollower: Sendable {
     guard let snapshots = checkedSnapshots, sequence % interval == 0 else { return nil }
     var states: [String: Data] = [:]
     for (name, part) in parts { states[name] = try part.encode() }
-    var saved = try await snapshots.snapshot(at: sequence)
+    var saved = try await snapshots.snapshot(of: name, at: sequence)
     if saved == nil {
       try await snapshots.saveSnapshot(
-        SharedSnapshot(sequence: sequence, states: states, origins: origins))
+        SharedSnapshot(sequence: sequence, states: states, origins: origins), to: name)
       // Another node may have saved one since the look: the first one stays, and it is the one
       // to compare with (otherwise two nodes that both found none would both miss a
       // difference).
-      saved = try await snapshots.snapshot(at: sequence)
+      saved = try await snapshots.snapshot(of: name, at: sequence)
     }
     guard let saved else { return nil }
     let shared = Set(saved.states.keys).intersection(states.keys)

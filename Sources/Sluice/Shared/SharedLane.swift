@@ -2,13 +2,15 @@ import Foundation
 
 /// One lane shared by several processes or hosts: its order comes from a log that every node
 /// appends to, and every node applies the log in that order, so all nodes reach the same
-/// states.
+/// states. An engine holds any number of lanes by name (`lane:`); a process may run nodes of
+/// many lanes on one engine.
 ///
 /// Stores join the lane's ``dispatcher`` as they join any dispatcher. An action dispatched to
 /// it (by your code, an effect or an observer) is not processed at once: it goes to the node's
-/// outbox, which appends everything queued since its last append as one batch. Each node, the
-/// one that dispatched the action included, processes the action when it applies the log
-/// entry. Effects run only on the node that dispatched the action, and the actions they
+/// outbox, which appends what is queued in batches capped by ``Limits`` (1,000 actions and
+/// 1 MiB by default), and holds at most `limits.pending` actions (see ``Limits/pending``). Each
+/// node, the one that dispatched the action included, processes the action when it applies the
+/// log entry. Effects run only on the node that dispatched the action, and the actions they
 /// dispatch go through the log too.
 ///
 /// ```swift
@@ -32,12 +34,21 @@ import Foundation
 /// - An entry that does not decode stops the node before it, with
 ///   ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)``: a node never skips or
 ///   reorders an entry.
+/// - An append the log refuses with
+///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` (another process
+///   used this node's name) stops the node's appends: it is reported on the errors channel,
+///   every ``send(_:)`` and ``waitUntilDurable()`` waiting or to come throws it, and the actions
+///   stay in the outbox (and its store), unsent. Start a node under another name.
 /// - Locks pause what this node applies, not the log.
 public final class SharedLane: Sendable {
   /// The dispatcher the stores of the lane join.
   public let dispatcher: Dispatcher
   /// This node's name in the log: the origin of the actions it dispatches.
   public let node: String
+  /// The name of the lane in the engine.
+  public let lane: String
+  /// The lane a node joins unless told otherwise: existing single-lane logs became this lane.
+  public static let defaultLane = "default"
   let engine: any SharedLogEngine
   let outbox: SharedOutbox
   /// Where the outbox survives a crash, if anywhere.
@@ -45,22 +56,59 @@ public final class SharedLane: Sendable {
   let progress: SharedProgress
   private let tasks = Guarded<[Task<Void, Never>]>([])
   private let parts = Guarded<[String: SharedPart]>([:])
+  /// Whether this node holds its name in the engine (``start()`` claims it, ``stop()`` releases
+  /// it).
+  private let claimed = Guarded(false)
+  /// Where a stopped node resumes: each node's highest origin sequence up to the entry it
+  /// applied last (`nil` before the first start).
+  private let resume = Guarded<[String: UInt64]?>(nil)
   /// What the retries after a failure of the engine or the outbox store wait on.
   let clock: any Clock<Duration>
   /// How many entries apart the node checks or saves snapshots.
   public let snapshotInterval: UInt64
 
+  /// How much a node's outbox sends in one append, and how much it holds.
+  public struct Limits: Sendable, Hashable {
+    /// The most actions in one append.
+    public var batchCount: Int
+    /// The most bytes (names and payloads) in one append; an action larger than this goes
+    /// alone.
+    public var batchBytes: Int
+    /// The most actions the outbox holds: past it, ``SharedLane/send(_:)`` waits for room, and
+    /// a `dispatch`, which must not wait, queues its action all the same and reports
+    /// ``ReportedIssue/Kind/queueBoundExceeded`` (once until the outbox is back under the
+    /// bound). No action is dropped.
+    public var pending: Int
+
+    /// Limits; values under 1 count as 1.
+    ///
+    /// - Parameters:
+    ///   - batchCount: The most actions in one append; 1,000 by default.
+    ///   - batchBytes: The most bytes in one append; 1 MiB by default.
+    ///   - pending: The most actions the outbox holds; 100,000 by default.
+    public init(batchCount: Int = 1_000, batchBytes: Int = 1 << 20, pending: Int = 100_000) {
+      self.batchCount = max(1, batchCount)
+      self.batchBytes = max(1, batchBytes)
+      self.pending = max(1, pending)
+    }
+  }
+
   /// Creates a node of the lane whose log `engine` keeps; ``start()`` starts it.
   ///
   /// - Parameters:
-  ///   - engine: The log.
+  ///   - engine: The logs.
+  ///   - lane: The lane's name in the engine, 1 to 200 UTF-8 bytes; ``defaultLane`` by default.
   ///   - actions: The actions that may be dispatched to the lane, by stable name.
-  ///   - node: This node's name, unique among the nodes; a new one by default. A node restarted
-  ///     under its name numbers its actions after those it appended before.
+  ///   - node: This node's name, unique among the lane's live nodes (``start()`` refuses a name
+  ///     in use); a new one by default. A node restarted under its name numbers its actions
+  ///     after those it appended before.
   ///   - outbox: Where the node keeps the actions it dispatched until the log takes them, so
   ///     that a crash loses none of them; `nil` (the default) keeps them in memory only. Each
   ///     batch is then written there before it is appended (a local write and a removal per
   ///     batch).
+  ///   - limits: How much the outbox sends in one append and holds. After a failed append the
+  ///     next batch is half as large (down to one action: a batch that timed out is split), and
+  ///     it doubles again with each success.
   ///   - label: The dispatcher's label.
   ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
   ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
@@ -69,25 +117,30 @@ public final class SharedLane: Sendable {
   ///   - reporter: Receives the issues of the dispatcher and its stores.
   ///   - clock: What the pauses before a retry (after the engine or the outbox store failed)
   ///     are measured on; the continuous clock by default. Tests pass a test clock.
-  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``,
+  ///   or ``SharedLogError`` of kind ``SharedLogError/Kind/invalidLaneName(_:)``.
   public init(
-    engine: some SharedLogEngine, actions: SharedActions, node: String = UUID().uuidString,
-    outbox: (any SharedOutboxStore)? = nil, label: String = "sluice.shared",
+    engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
+    node: String = UUID().uuidString,
+    outbox: (any SharedOutboxStore)? = nil, limits: Limits = Limits(),
+    label: String = "sluice.shared",
     snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
     guard actions.conflicts.isEmpty else {
       throw SharedLaneError(.conflictingRegistrations(actions.conflicts))
     }
+    try SharedLogError.check(lane: lane, "create a shared lane")
     self.engine = engine
+    self.lane = lane
     self.node = node
     self.snapshotInterval = snapshotInterval
     self.clock = clock
     outboxStore = outbox
     progress = SharedProgress()
-    self.outbox = SharedOutbox(node: node, actions: actions, progress: progress)
+    self.outbox = SharedOutbox(node: node, actions: actions, progress: progress, limits: limits)
     dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: self.outbox)
-    self.outbox.attach(errors: dispatcher.errors)
+    self.outbox.attach(errors: dispatcher.errors, reporter: dispatcher.lane.reporter)
   }
 
   deinit {
@@ -105,26 +158,66 @@ public final class SharedLane: Sendable {
   /// The number of actions this node dispatched that the log has not taken yet.
   public var pendingCount: Int { outbox.pendingCount }
 
-  /// Starts following the log and appending what is dispatched; returns once this node applied
-  /// the log as it was when called.
+  /// Claims the node's name in the lane, starts following the log and appending what is
+  /// dispatched; returns once this node applied the log as it was when called.
   ///
-  /// - Throws: The engine's or the outbox store's error when it cannot be read at first, or the
-  ///   ``SharedLaneError`` that stopped the node while it caught up.
+  /// An engine that cannot be reached does not make it throw: as a running node does, it
+  /// reports the outage on the dispatcher's ``Dispatcher/errors`` channel (once) and tries
+  /// again after a pause on the lane's clock, 10 ms doubling up to 1 s. Cancel the task that
+  /// called it to give up.
+  ///
+  /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` while
+  ///   another live node has this name in the lane; the outbox store's error when it cannot be
+  ///   read; the ``SharedLaneError`` that stopped the node while it caught up; or
+  ///   `CancellationError`.
   public func start() async throws {
-    let kept = try await outboxStore?.keptRecords() ?? []
-    let head = try await engine.head()
+    if !claimed.withLock({ $0 }) {
+      try await retrying { [engine, node, lane] in try await engine.claimNode(node, of: lane) }
+      claimed.withLock { $0 = true }
+    }
+    do {
+      try await follow()
+    } catch {
+      await release()
+      throw error
+    }
+  }
+
+  /// ``start()`` once the name is claimed: the first time from the newest snapshot, after a
+  /// ``stop()`` from where the node stopped.
+  private func follow() async throws {
+    let resumed = resume.withLock { $0 }
+    // After a stop, what the store keeps is still in the outbox.
+    let kept = resumed == nil ? try await outboxStore?.keptRecords(of: lane) ?? [] : []
+    let head: UInt64
+    do {
+      head = try await retrying { [engine, lane] in try await engine.head(of: lane) }
+    } catch let failure as SharedLaneError {
+      // The engine found an entry it cannot decode: the node applies the entries before it and
+      // stops there.
+      guard case .undecodableEntry(let sequence, _) = failure.kind else { throw failure }
+      head = sequence
+    }
     let follower = SharedFollower(
-      engine: engine, outbox: outbox, progress: progress, lane: dispatcher.lane,
+      engine: engine, name: lane, outbox: outbox, progress: progress, lane: dispatcher.lane,
       parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
-    let (start, origins) = try await follower.restoreLatest()
-    let started = tasks.withLock { tasks -> Bool in
+    let (start, origins) =
+      if let resumed {
+        (progress.applied, resumed)
+      } else {
+        try await retrying { try await follower.restoreLatest() }
+      }
+    let started = tasks.withLock { [resume] tasks -> Bool in
       guard tasks.isEmpty else { return false }
       tasks.append(
-        Task { await follower.run(from: start, origins: origins, replaying: head) })
+        Task {
+          await follower.run(from: start, origins: origins, replaying: head, keeping: resume)
+        })
       return true
     }
     guard started else { return }
     outbox.restore(kept)
+    outbox.open()
     try await progress.waitUntilApplied(head)
     // The outbox numbers its actions once the node saw its own entries of the log so far, so
     // that the numbers come after them.
@@ -132,8 +225,8 @@ public final class SharedLane: Sendable {
     tasks.withLock { tasks in
       if !tasks.isEmpty {
         tasks.append(
-          Task { [engine, outbox, outboxStore, clock] in
-            await Self.append(engine, outbox, outboxStore, clock)
+          Task { [engine, lane, outbox, outboxStore, clock] in
+            await Self.append(engine, lane, outbox, outboxStore, clock)
           })
       }
     }
@@ -170,12 +263,15 @@ public final class SharedLane: Sendable {
   /// Dispatches `action` through the log; returns its number in the log once this node
   /// applied it.
   ///
-  /// - Throws: ``SharedLaneError`` when the action is not registered or the node stopped, or
+  /// - Throws: ``SharedLaneError`` when the action is not registered or the node stopped;
+  ///   ``SharedLogError`` of kind
+  ///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` when the log holds
+  ///   this node's number for another action (the node then appends nothing more); or
   ///   `CancellationError` when the lane was stopped before the log took the action.
   @discardableResult
   public func send(_ action: some Action) async throws -> UInt64 {
     guard let sequence = try await outbox.enqueueAndWait(action) else {
-      throw CancellationError()
+      throw outbox.failure ?? CancellationError()
     }
     try await progress.waitUntilApplied(sequence)
     return sequence
@@ -193,16 +289,18 @@ public final class SharedLane: Sendable {
   /// the log took it, or the outbox store keeps it (without an outbox store, once the log took
   /// it). Actions dispatched before ``start()`` are kept once the node started.
   ///
-  /// - Throws: The outbox store's error, or `CancellationError` when the lane was stopped
-  ///   first.
+  /// - Throws: The outbox store's error; the origin conflict that stopped the node's appends
+  ///   (see ``send(_:)``); or `CancellationError` when the lane was stopped first.
   public func waitUntilDurable() async throws {
-    if let outboxStore { try await Self.keep(outbox, in: outboxStore) }
-    guard await outbox.waitUntilSafe() else { throw CancellationError() }
+    if let outboxStore { try await Self.keep(outbox, in: outboxStore, lane) }
+    guard await outbox.waitUntilSafe() else { throw outbox.failure ?? CancellationError() }
   }
 
-  /// Stops appending and applying. Actions the log did not take yet stay unsent (call
-  /// ``flush()`` first to send them); those the outbox store keeps are sent by the next node
-  /// that starts with it.
+  /// Stops appending and applying, and releases the node's name in the lane. Actions the log
+  /// did not take yet stay unsent (call ``flush()`` first to send them): ``start()`` starts the
+  /// node again from where it stopped, and sends them; those the outbox store keeps are also
+  /// sent by the next node that starts with it. A ``send(_:)`` waiting meanwhile throws
+  /// `CancellationError`.
   public func stop() async {
     outbox.close()
     let running = tasks.withLock { tasks in
@@ -213,59 +311,104 @@ public final class SharedLane: Sendable {
       task.cancel()
       await task.value
     }
+    await release()
+  }
+
+  /// `body`'s value, trying again after a failure of the engine with a growing pause on the
+  /// lane's clock, the outage reported once. What another try would meet again (a
+  /// ``SharedLaneError``, a ``SharedLogError``) and cancellation are thrown.
+  private func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    var failures = 0
+    while true {
+      do {
+        return try await body()
+      } catch let error as SharedLaneError {
+        throw error
+      } catch let error as SharedLogError {
+        throw error
+      } catch {
+        try Task.checkCancellation()
+        if failures == 0 { outbox.report(error, action: nil) }
+        failures += 1
+        try await clock.sleep(for: Self.pause(after: failures))
+      }
+    }
+  }
+
+  /// Releases the node's name, if this node claimed it.
+  private func release() async {
+    if claimed.withLock({ claimed in
+      defer { claimed = false }
+      return claimed
+    }) {
+      await engine.releaseNode(node, of: lane)
+    }
   }
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
 
-  /// Appends every batch the outbox has, retrying after a failure with a growing pause. With an
+  /// Appends every batch the outbox has, retrying after a failure with a growing pause and a
+  /// batch half as large (a batch too large for the engine's time-out is split). With an
   /// outbox store, each batch is kept there first and forgotten once appended.
   private static func append(
-    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ store: (any SharedOutboxStore)?,
-    _ clock: any Clock<Duration>
+    _ engine: any SharedLogEngine, _ lane: String, _ outbox: SharedOutbox,
+    _ store: (any SharedOutboxStore)?, _ clock: any Clock<Duration>
   ) async {
     var failures = 0
     var storeFailing = false
+    let largest = outbox.limits.batchCount
+    var count = largest
     while !Task.isCancelled {
-      let batch = await outbox.nextBatch()
+      let batch = await outbox.nextBatch(count: count)
       guard !batch.isEmpty else { return }
-      if let store { await keep(outbox, in: store, failing: &storeFailing) }
+      if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
       do {
-        let numbers = try await engine.append(batch.map(\.record))
+        let numbers = try await engine.append(batch.map(\.record), to: lane)
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
-        if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }
+        count = count > largest / 2 ? largest : count * 2
+        if let store { await forget(batch, in: store, lane, outbox, failing: &storeFailing) }
       } catch {
         if Task.isCancelled { return }
+        if let conflict = error as? SharedLogError, case .originConflict = conflict.kind {
+          // Another action holds this node's number: no retry can append it.
+          outbox.report(error, action: batch.first?.action)
+          outbox.close(failure: conflict)
+          return
+        }
         // Once per outage: the actions stay in the outbox, and go when the engine is back.
         if failures == 0 { outbox.report(error, action: batch.first?.action) }
         failures += 1
+        count = max(1, min(count, batch.count) / 2)
         // Until the retry, what is dispatched meanwhile is kept as it comes.
         var left = pause(after: failures)
         while !Task.isCancelled, left > .zero {
           let step = min(.milliseconds(10), left)
           try? await clock.sleep(for: step)
           left -= step
-          if let store { await keep(outbox, in: store, failing: &storeFailing) }
+          if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
         }
       }
     }
   }
 
   /// Writes the outbox's numbered actions that `store` does not keep yet into it.
-  private static func keep(_ outbox: SharedOutbox, in store: any SharedOutboxStore) async throws {
+  private static func keep(
+    _ outbox: SharedOutbox, in store: any SharedOutboxStore, _ lane: String
+  ) async throws {
     let unkept = outbox.unkept()
     guard !unkept.isEmpty else { return }
-    try await store.keep(unkept.map(\.record))
+    try await store.keep(unkept.map(\.record), for: lane)
     outbox.markKept(unkept)
   }
 
   /// ``keep(_:in:)``, reporting a failure once until the store works again; the log is tried
   /// all the same.
   private static func keep(
-    _ outbox: SharedOutbox, in store: any SharedOutboxStore, failing: inout Bool
+    _ outbox: SharedOutbox, in store: any SharedOutboxStore, _ lane: String, failing: inout Bool
   ) async {
     do {
-      try await keep(outbox, in: store)
+      try await keep(outbox, in: store, lane)
       failing = false
     } catch {
       if !failing { outbox.report(error, action: nil) }
@@ -277,8 +420,8 @@ public final class SharedLane: Sendable {
   /// this (by ``waitUntilDurable()`` racing the appender) is forgotten with the next batch of
   /// its origin, or appended once more, and ignored by the log, by the next node that starts.
   private static func forget(
-    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ outbox: SharedOutbox,
-    failing: inout Bool
+    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ lane: String,
+    _ outbox: SharedOutbox, failing: inout Bool
   ) async {
     var through: [String: UInt64] = [:]
     for pending in batch {
@@ -287,7 +430,7 @@ public final class SharedLane: Sendable {
     }
     do {
       for (origin, sequence) in through {
-        try await store.forget(origin: origin, through: sequence)
+        try await store.forget(origin: origin, through: sequence, of: lane)
       }
       failing = false
     } catch {

@@ -3,10 +3,16 @@ import Foundation
 /// The actions a node dispatched that its log has not acknowledged yet (thread-safe).
 ///
 /// It is the shared lane's ``LaneOrderSource``: every action dispatched to the lane lands here,
-/// and the appender takes everything queued since its last append as one batch. An action gets
-/// its origin sequence when it first goes into a batch or into the outbox store, and keeps it
-/// for every retry and restart, so the log applies it once. Numbers continue after the node's last entry in the log (see
-/// ``noteOwn(_:)``), so a node restarted under the same name never reuses one.
+/// and the appender takes what is queued in batches of at most `limits.batchCount` actions and
+/// `limits.batchBytes` bytes. An action gets its origin sequence when it first goes into a batch
+/// or into the outbox store, and keeps it for every retry and restart, so the log applies it
+/// once. Numbers continue after the node's last entry in the log (see ``noteOwn(_:)``), so a
+/// node restarted under the same name never reuses one.
+///
+/// The outbox holds at most `limits.pending` actions by the rule of `maxQueueDepth`: a `send`
+/// waits for room; a `dispatch`, which must not wait, queues past the bound and is reported
+/// (``ReportedIssue/Kind/queueBoundExceeded``, once until the outbox is back under it). No
+/// action is dropped.
 final class SharedOutbox: LaneOrderSource {
   struct Pending: Sendable {
     /// Identifies the action in this outbox, for who waits for it.
@@ -34,16 +40,26 @@ final class SharedOutbox: LaneOrderSource {
     var durableWaiters: [(through: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     /// The appender, waiting for something to append.
     var appender: CheckedContinuation<Void, Never>?
+    /// The sends waiting for room under the bound.
+    var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether the overflow past the bound was reported (until the outbox is back under it).
+    var overflowReported = false
     var errors: ErrorChannel?
+    var reporter: IssueReporter?
     var closed = false
+    /// Why the log refuses this node's actions for good (an origin conflict), if it does.
+    var failure: (any Error)?
 
-    /// Numbers the pending actions that have no origin sequence yet, in order.
+    /// Numbers the pending actions that have no origin sequence yet, in order (they are the
+    /// end of the queue: restored records come first and are numbered).
     mutating func number() {
       guard numbering else { return }
-      for index in pending.indices where !pending[index].numbered {
+      var start = pending.endIndex
+      while start > pending.startIndex, !pending[start - 1].numbered { start -= 1 }
+      for index in start..<pending.endIndex {
         pending[index].record.originSequence = next
         pending[index].numbered = true
-        next += 1
+        next &+= 1
       }
     }
 
@@ -60,38 +76,74 @@ final class SharedOutbox: LaneOrderSource {
   let node: String
   let actions: SharedActions
   let progress: SharedProgress
+  let limits: SharedLane.Limits
   private let state = Guarded(State())
 
-  init(node: String, actions: SharedActions, progress: SharedProgress) {
+  init(node: String, actions: SharedActions, progress: SharedProgress, limits: SharedLane.Limits) {
     self.node = node
     self.actions = actions
     self.progress = progress
+    self.limits = limits
   }
 
-  /// Where the errors of the actions dispatched to the lane go (the dispatcher's channel).
-  func attach(errors: ErrorChannel) {
-    state.withLock { $0.errors = errors }
+  /// Where the errors of the actions dispatched to the lane go (the dispatcher's channel), and
+  /// its issues.
+  func attach(errors: ErrorChannel, reporter: IssueReporter) {
+    state.withLock { state in
+      state.errors = errors
+      state.reporter = reporter
+    }
   }
 
   /// Queues `action` for the log. `waiter`, if any, gets the log's number for it once appended
   /// (registered in the same step, so it cannot miss it).
   ///
   /// - Throws: ``SharedLaneError`` when the action's type is not registered, or its encoding
-  ///   fails; nothing is queued.
-  func enqueue(_ action: any Action, waiter: CheckedContinuation<UInt64?, Never>? = nil) throws {
+  ///   fails; the outbox's ``failure``; nothing is queued.
+  func enqueue(
+    _ action: any Action, waiter: CheckedContinuation<UInt64?, Never>? = nil,
+    file: StaticString = #fileID, line: UInt = #line
+  ) throws {
     let (name, payload) = try actions.encode(action)
     let record = SharedLogRecord(origin: node, originSequence: 0, name: name, payload: payload)
-    let (appender, closed) = state.withLock { state in
+    let (appender, closed, overflow) = try state.withLock { state in
+      if let failure = state.failure { throw failure }
       let local = state.nextLocal
       state.nextLocal += 1
       state.pending.append(
         Pending(local: local, record: record, action: action, numbered: false, kept: false))
       if let waiter, !state.closed { state.waiters[local, default: []].append(waiter) }
+      var overflow: (Int, IssueReporter?)?
+      if state.pending.count > limits.pending, !state.overflowReported {
+        state.overflowReported = true
+        overflow = (state.pending.count, state.reporter)
+      }
       defer { state.appender = nil }
-      return (state.appender, state.closed)
+      return (state.appender, state.closed, overflow)
     }
     appender?.resume()
     if closed { waiter?.resume(returning: nil) }
+    if let (depth, reporter) = overflow {
+      (reporter ?? .default).report(
+        ReportedIssue(
+          kind: .queueBoundExceeded,
+          message: "the outbox of shared node '\(node)' holds \(depth) actions, past its bound "
+            + "(\(limits.pending)): actions were dispatched faster than the log takes them. "
+            + "None was dropped; send(_:) waits for room.",
+          fileID: "\(file)", line: line))
+    }
+  }
+
+  /// Returns once the outbox holds fewer actions than its bound, or is closed.
+  func waitForRoom() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let waits = state.withLock { state in
+        guard !state.closed, state.pending.count >= limits.pending else { return false }
+        state.roomWaiters.append(continuation)
+        return true
+      }
+      if !waits { continuation.resume() }
+    }
   }
 
   /// Puts back, ahead of everything queued, the records a previous run kept in the outbox store
@@ -130,6 +182,7 @@ final class SharedOutbox: LaneOrderSource {
   ///
   /// - Throws: What ``enqueue(_:waiter:)`` throws.
   func enqueueAndWait(_ action: any Action) async throws -> UInt64? {
+    await waitForRoom()
     var failure: (any Error)?
     let number = await withCheckedContinuation {
       (continuation: CheckedContinuation<UInt64?, Never>) in
@@ -144,15 +197,24 @@ final class SharedOutbox: LaneOrderSource {
     return number
   }
 
-  /// Everything queued and not acknowledged, in order; waits while there is nothing. Empty once
-  /// the outbox is closed or the task cancelled.
-  func nextBatch() async -> [Pending] {
+  /// The oldest actions queued and not acknowledged, in order: at most `count` of them and
+  /// `limits.batchBytes` bytes, and at least one. Waits while there is nothing; empty once the
+  /// outbox is closed or the task cancelled.
+  func nextBatch(count: Int) async -> [Pending] {
     while true {
       let taken: [Pending]? = state.withLock { state in
         if state.closed || Task.isCancelled { return [] }
         guard !state.pending.isEmpty else { return nil }
         state.number()
-        return state.pending
+        var end = 0
+        var bytes = 0
+        for pending in state.pending {
+          let size = pending.record.payload.count + pending.record.name.utf8.count
+          guard end == 0 || (end < count && bytes + size <= limits.batchBytes) else { break }
+          end += 1
+          bytes += size
+        }
+        return Array(state.pending.prefix(end))
       }
       if let taken { return taken }
       await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -205,35 +267,60 @@ final class SharedOutbox: LaneOrderSource {
 
   /// The log took `batch` and numbered it `numbers`: removes it and wakes who waited.
   func acknowledge(_ batch: [Pending], numbers: [UInt64]) {
-    let (woken, safe) = state.withLock { state in
-      state.pending.removeFirst(min(batch.count, state.pending.count))
+    // The acknowledged actions leave the lock in `removed`, and are released after it: an
+    // action's deinit may call back into the lane.
+    let (woken, safe, room, removed) = state.withLock { state in
+      let removed = Array(state.pending.prefix(batch.count))
+      state.pending.removeFirst(removed.count)
       var woken: [(CheckedContinuation<UInt64?, Never>, UInt64)] = []
       for (pending, number) in zip(batch, numbers) {
         for waiter in state.waiters.removeValue(forKey: pending.local) ?? [] {
           woken.append((waiter, number))
         }
       }
-      return (woken, state.readyDurableWaiters())
+      var room: [CheckedContinuation<Void, Never>] = []
+      if state.pending.count < limits.pending {
+        room = state.roomWaiters
+        state.roomWaiters.removeAll()
+        state.overflowReported = false
+      }
+      return (woken, state.readyDurableWaiters(), room, removed)
     }
     for (waiter, number) in woken { waiter.resume(returning: number) }
     for waiter in safe { waiter.resume(returning: true) }
+    for waiter in room { waiter.resume() }
+    withExtendedLifetime(removed) {}
   }
 
-  /// Stops taking batches; who waits for an acknowledgement gets `nil`.
-  func close() {
-    let (waiters, durable, appender) = state.withLock { state in
+  /// Takes batches again after ``close()`` (the node started again); what was pending stays.
+  /// An outbox closed by a failure stays closed.
+  func open() {
+    state.withLock { $0.closed = $0.failure != nil }
+  }
+
+  /// Why the log refuses this node's actions for good, if it does: who got `nil` or `false`
+  /// from the outbox throws it instead of `CancellationError`.
+  var failure: (any Error)? { state.withLock { $0.failure } }
+
+  /// Stops taking batches; who waits for an acknowledgement gets `nil`. With `failure`, the
+  /// outbox stays closed, and what was pending stays unsent.
+  func close(failure: (any Error)? = nil) {
+    let (waiters, durable, appender, room) = state.withLock { state in
       state.closed = true
+      if state.failure == nil { state.failure = failure }
       defer {
         state.waiters.removeAll()
         state.durableWaiters.removeAll()
+        state.roomWaiters.removeAll()
         state.appender = nil
       }
       return (
         state.waiters.values.flatMap { $0 }, state.durableWaiters.map(\.continuation),
-        state.appender
+        state.appender, state.roomWaiters
       )
     }
     appender?.resume()
+    for waiter in room { waiter.resume() }
     for waiter in waiters { waiter.resume(returning: nil) }
     for waiter in durable { waiter.resume(returning: false) }
   }
@@ -251,7 +338,7 @@ final class SharedOutbox: LaneOrderSource {
 
   func submit(_ action: any Action, file: StaticString, line: UInt) {
     do {
-      try enqueue(action)
+      try enqueue(action, file: file, line: line)
     } catch {
       report(error, action: action)
     }

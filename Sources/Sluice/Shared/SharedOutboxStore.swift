@@ -6,15 +6,19 @@
 /// origin sequence it was kept with: the log applies it once, also when the previous run
 /// appended it and crashed before it could forget it.
 ///
+/// One store may serve the nodes of many lanes: it keeps each record under its lane, and a
+/// node reads and forgets only its lane's.
+///
 /// `SQLiteOutboxStore` (in SluiceSQLite) keeps the actions in a local SQLite file.
 public protocol SharedOutboxStore: Sendable {
-  /// Every record kept, ordered by origin, then origin sequence.
-  func keptRecords() async throws -> [SharedLogRecord]
+  /// Every record kept for `lane`, ordered by origin, then origin sequence.
+  func keptRecords(of lane: String) async throws -> [SharedLogRecord]
 
-  /// Keeps `records` durably before returning; a record whose origin and origin sequence are
-  /// kept already stays as it is.
-  func keep(_ records: [SharedLogRecord]) async throws
+  /// Keeps `records` for `lane` durably before returning; a record whose origin and origin
+  /// sequence are kept already for `lane` stays as it is.
+  func keep(_ records: [SharedLogRecord], for lane: String) async throws
 
-  /// Forgets the records of `origin` numbered up to `originSequence`: the log took them.
-  func forget(origin: String, through originSequence: UInt64) async throws
+  /// Forgets the records of `lane` from `origin` numbered up to `originSequence`: the log took
+  /// them.
+  func forget(origin: String, through originSequence: UInt64, of lane: String) async throws
 }

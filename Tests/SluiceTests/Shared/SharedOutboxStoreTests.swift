@@ -21,7 +21,7 @@ import Testing
 
   /// The texts of the log's `test.add` entries, in order.
   static func added(_ engine: FlakyLogEngine) async -> [String] {
-    await engine.inner.entries(after: 0, limit: 1_000).compactMap { entry in
+    await engine.inner.entries(of: "default", after: 0, limit: 1_000).compactMap { entry in
       try? JSONDecoder().decode(Add.self, from: entry.record.payload).text
     }
   }
@@ -89,7 +89,8 @@ import Testing
     try await again.start()
     try await again.send(Add(text: "mine"))
     #expect(restarted.state == ["kept", "mine"])
-    let origins = await engine.inner.entries(after: 0, limit: 10).map(\.record.origin)
+    let origins = await engine.inner.entries(of: "default", after: 0, limit: 10).map(
+      \.record.origin)
     #expect(origins == ["old", "new"])
     await again.stop()
   }
@@ -138,6 +139,41 @@ import Testing
     await lane.stop()
   }
 
+  /// Two processes named alike (or a predecessor's append still running): the log holds
+  /// action 1 of "a" as another action than the one this node's outbox store keeps under it.
+  /// The node stops appending, and every send or durability wait ends with the conflict.
+  @Test(.timeLimit(.minutes(1)))
+  func anOriginTheLogHoldsAsAnotherActionStopsAppendingAndEndsTheWaits() async throws {
+    let engine = InMemoryLogEngine()
+    func record(_ text: String) throws -> SharedLogRecord {
+      SharedLogRecord(
+        origin: "a", originSequence: 1, name: "test.add",
+        payload: try JSONEncoder().encode(Add(text: text)))
+    }
+    _ = try await engine.append([try record("theirs")], to: SharedLane.defaultLane)
+    let outbox = MemoryOutboxStore()
+    try await outbox.keep([try record("mine")], for: SharedLane.defaultLane)
+    let (lane, store) = try Self.node(engine, outbox, name: "a")
+    try await lane.start()
+    let conflict = SharedLogError.Kind.originConflict(origin: "a", originSequence: 1, sequence: 1)
+    await #expect {
+      try await lane.send(Add(text: "after"))
+    } throws: {
+      ($0 as? SharedLogError)?.kind == conflict
+    }
+    await #expect {
+      try await lane.waitUntilDurable()
+    } throws: {
+      ($0 as? SharedLogError)?.kind == conflict
+    }
+    #expect(store.state == ["theirs"])
+    #expect(await engine.head(of: SharedLane.defaultLane) == 1)
+    // Nothing is lost silently: the outbox store still keeps the refused action.
+    #expect(outbox.records.contains(try record("mine")))
+    #expect(lane.dispatcher.errors.totalCount >= 1)
+    await lane.stop()
+  }
+
   @Test func waitingForDurabilityAfterStopThrowsCancellation() async throws {
     let (lane, store) = try Self.node(FlakyLogEngine(), MemoryOutboxStore(), name: "a")
     store.dispatch(Add(text: "never started"))
@@ -150,6 +186,7 @@ import Testing
 final class MemoryOutboxStore: SharedOutboxStore {
   struct Broken: Error {}
   struct Key: Hashable {
+    let lane: String
     let origin: String
     let originSequence: UInt64
   }
@@ -157,32 +194,39 @@ final class MemoryOutboxStore: SharedOutboxStore {
   private let kept = Guarded<[Key: SharedLogRecord]>([:])
   let failing = Guarded(false)
 
-  /// The records kept, by origin, then origin sequence.
-  var records: [SharedLogRecord] {
-    kept.withLock { Array($0.values) }.sorted {
+  /// The records kept in every lane, by origin, then origin sequence.
+  var records: [SharedLogRecord] { records(of: nil) }
+
+  /// The records kept for `lane` (every lane for `nil`), by origin, then origin sequence.
+  func records(of lane: String?) -> [SharedLogRecord] {
+    kept.withLock { kept in
+      kept.filter { lane == nil || $0.key.lane == lane }.map(\.value)
+    }.sorted {
       ($0.origin, $0.originSequence) < ($1.origin, $1.originSequence)
     }
   }
 
-  func keptRecords() async throws -> [SharedLogRecord] {
+  func keptRecords(of lane: String) async throws -> [SharedLogRecord] {
     try check()
-    return records
+    return records(of: lane)
   }
 
-  func keep(_ records: [SharedLogRecord]) async throws {
+  func keep(_ records: [SharedLogRecord], for lane: String) async throws {
     try check()
     kept.withLock { kept in
       for record in records {
-        let key = Key(origin: record.origin, originSequence: record.originSequence)
+        let key = Key(lane: lane, origin: record.origin, originSequence: record.originSequence)
         if kept[key] == nil { kept[key] = record }
       }
     }
   }
 
-  func forget(origin: String, through originSequence: UInt64) async throws {
+  func forget(origin: String, through originSequence: UInt64, of lane: String) async throws {
     try check()
     kept.withLock { kept in
-      kept = kept.filter { $0.key.origin != origin || $0.key.originSequence > originSequence }
+      kept = kept.filter {
+        $0.key.lane != lane || $0.key.origin != origin || $0.key.originSequence > originSequence
+      }
     }
   }
 

@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Ends the waits for new entries of an SQLite log's lanes: one thread per engine, started by
+/// the first wait, sleeps until the database file or its WAL changes (inotify on Linux), then
+/// reads the heads of the lanes that have waits, in one transaction, and ends only the waits
+/// whose lane moved past them; since a commit becomes visible after its write (the fsync), it
+/// reads them again every millisecond for 20 ms after the change. A lane nobody waits for costs nothing; an
+/// engine whose file does not change does not wake.
+///
+/// Where inotify is missing, the thread looks every 2 ms instead.
+final class SQLiteLaneWatcher: Sendable {
+  private struct Wait {
+    let lane: String
+    let after: UInt64
+    var continuation: CheckedContinuation<Void, Never>?
+  }
+
+  private struct State {
+    var waits: [UInt64: Wait] = [:]
+    var nextID: UInt64 = 0
+    var started = false
+    /// The thread's inotify descriptor and watch, which ``deinit`` removes to end the thread.
+    var inotify: (descriptor: Int32, watch: Int32)?
+  }
+
+  private let state = Mutex(State())
+  /// The database file's name, and its write-ahead log's, in `folder`.
+  private let names: Set<String>
+  private let folder: String
+  /// Reads the heads of `lanes` (on the watcher's thread).
+  private let heads: @Sendable (_ lanes: [String]) throws -> [String: UInt64]
+
+  init(path: String, heads: @escaping @Sendable (_ lanes: [String]) throws -> [String: UInt64]) {
+    let url = URL(fileURLWithPath: path)
+    folder = url.deletingLastPathComponent().path
+    names = [url.lastPathComponent, url.lastPathComponent + "-wal"]
+    self.heads = heads
+  }
+
+  /// Registers a wait for an entry of `lane` after `after`, before the caller's last look at
+  /// the head (so that no change between the two is missed); returns its id.
+  func register(lane: String, after: UInt64) -> UInt64 {
+    let start = state.withLock { state in
+      defer { state.nextID &+= 1 }
+      state.waits[state.nextID] = Wait(lane: lane, after: after)
+      defer { state.started = true }
+      return (state.nextID, !state.started)
+    }
+    if start.1 { startThread() }
+    return start.0
+  }
+
+  /// Returns once the wait `id` ended (its lane moved, or ``finish(_:)``).
+  func wait(_ id: UInt64) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let waits = state.withLock { state -> Bool in
+        guard state.waits[id] != nil else { return false }
+        state.waits[id]?.continuation = continuation
+        return true
+      }
+      if !waits { continuation.resume() }
+    }
+  }
+
+  /// Ends the wait `id`, if it has not ended.
+  func finish(_ id: UInt64) {
+    let wait = state.withLock { $0.waits.removeValue(forKey: id) }
+    wait?.continuation?.resume()
+  }
+
+  /// Ends the waits whose lane has an entry after the one they wait after.
+  private func check() {
+    let lanes = state.withLock { Set($0.waits.values.map(\.lane)) }
+    guard !lanes.isEmpty, let heads = try? heads(Array(lanes)) else { return }
+    let ready = state.withLock { state in
+      let ids = state.waits.filter { (heads[$0.value.lane] ?? 0) > $0.value.after }.map(\.key)
+      return ids.compactMap { state.waits.removeValue(forKey: $0) }
+    }
+    for wait in ready { wait.continuation?.resume() }
+  }
+
+  deinit {
+    #if os(Linux)
+      // The removal sends the thread an event; it then finds the watcher gone and ends.
+      if let inotify = state.withLock({ $0.inotify }) {
+        inotify_rm_watch(inotify.descriptor, inotify.watch)
+      }
+    #endif
+  }
+
+  private func startThread() {
+    let thread = Thread { [weak self, folder, names] in
+      #if os(Linux)
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        let watch =
+          descriptor < 0
+          ? -1 : inotify_add_watch(descriptor, folder, UInt32(IN_MODIFY | IN_CREATE | IN_MOVED_TO))
+        guard watch >= 0 else {
+          if descriptor >= 0 { close(descriptor) }
+          return Self.look(self)
+        }
+        defer { close(descriptor) }
+        // No strong reference stays on this thread: the engine's release ends it.
+        self?.state.withLock { $0.inotify = (descriptor, watch) }
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        var events = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        // A write to the log reaches the file before its commit is visible (the fsync, then
+        // the WAL index, which inotify does not see): after a change, the heads are read again
+        // every millisecond for 20 ms, unless another change comes first.
+        var rechecks = 0
+        while true {
+          let ready = poll(&events, 1, rechecks > 0 ? 1 : -1)
+          if ready < 0, errno == EINTR { continue }
+          guard ready >= 0 else { return }
+          if ready > 0 {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            guard Self.namesAny(names, in: buffer, count: count) else { continue }
+            rechecks = 20
+          } else {
+            rechecks -= 1
+          }
+          guard let watcher = self else { return }
+          watcher.check()
+        }
+      #else
+        Self.look(self)
+      #endif
+    }
+    thread.name = "sluice.shared-log.watcher"
+    thread.start()
+  }
+
+  #if os(Linux)
+    /// Whether the inotify events in the first `count` bytes of `buffer` name one of `names`.
+    private static func namesAny(_ names: Set<String>, in buffer: [UInt8], count: Int) -> Bool {
+      let header = MemoryLayout<inotify_event>.size
+      var offset = 0
+      while offset + header <= count {
+        let length = buffer.withUnsafeBytes {
+          Int($0.loadUnaligned(fromByteOffset: offset, as: inotify_event.self).len)
+        }
+        let start = offset + header
+        let end = min(count, start + length)
+        let bytes = buffer[start..<end].prefix { $0 != 0 }
+        if names.contains(String(decoding: bytes, as: UTF8.self)) { return true }
+        offset = end
+      }
+      return false
+    }
+  #endif
+
+  /// Looks at the heads every 2 ms while the watcher lives (where inotify is missing).
+  private static func look(_ watcher: SQLiteLaneWatcher?) {
+    weak let watcher = watcher
+    while let current = watcher {
+      current.check()
+      Thread.sleep(forTimeInterval: 0.002)
+    }
+  }
+}

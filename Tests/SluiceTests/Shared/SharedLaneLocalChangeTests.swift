@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import Sluice
+
+/// A store on a shared lane changes only through the log: a reset, a rollback or a restored
+/// state is refused in words, as a transaction is.
+@Suite struct SharedLaneLocalChangeTests {
+  typealias Add = SharedLaneTests.Add
+
+  /// The features refused on `lane`'s errors channel, in order.
+  static func refused(_ lane: SharedLane) -> [String] {
+    lane.dispatcher.errors.recent.compactMap { event in
+      guard case .localOnly(let feature)? = (event.error as? SharedLaneError)?.kind else {
+        return nil
+      }
+      return feature
+    }
+  }
+
+  @Test func resetAndRollbackChangeNothingAndAreReported() async throws {
+    let node = try SharedLaneTests.Node(InMemoryLogEngine(), name: "a")
+    try await node.lane.start()
+    node.store.captureState()
+    try await node.lane.send(Add(text: "one"))
+    node.store.reset()
+    node.store.rollbackState()
+    try await node.lane.flush()
+    #expect(node.store.state == ["one"])
+    #expect(Self.refused(node.lane) == ["reset", "state rollback"])
+    await node.lane.stop()
+  }
+
+  @Test func aPersistedStateIsNotRestoredOnASharedLane() async throws {
+    let storage = InMemoryStorage()
+    let key = PersistenceKey<[String]>("list", storage: storage)
+    let local = Store(initialState: [String](), reducer: SharedLaneTests.reducer, persistence: key)
+    local.dispatch(Add(text: "local"))
+    try await local.persistence?.flush()
+    let node = try SharedLaneTests.Node(InMemoryLogEngine(), name: "a")
+    let shared = Store(
+      initialState: [String](), dispatcher: node.lane.dispatcher,
+      reducer: SharedLaneTests.reducer, persistence: key)
+    #expect(shared.state == [])
+    #expect(Self.refused(node.lane) == ["persistence restore"])
+  }
+}
