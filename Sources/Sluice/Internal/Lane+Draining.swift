@@ -56,26 +56,28 @@ extension Lane {
     }
   }
 
+  /// What a drainer's transition hands back: what to wake, what to do next, and what to release
+  /// after the lock (the cores retired meanwhile, and the routes it had cached to them).
+  typealias Transition = (
+    wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore], forgotten: ForgottenRoutes?
+  )
+
   /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
   /// being the drainer before the lane is free for anybody else, and the cores retired
-  /// meanwhile are handed back for release after the lock.
-  private func transition(
-    _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
-  ) -> (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore]) {
+  /// meanwhile, with the routes cached to them, are handed back for release after the lock.
+  private func transition(_ body: (inout Machine) -> (Machine.Wake, Machine.Step)) -> Transition {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
-      guard case .stop = step else { return (wake, step, []) }
+      guard case .stop = step else { return (wake, step, [], nil) }
       let retired = storage.takeRetiredLocked()
-      if !retired.isEmpty { forgetRoutes() }
+      let forgotten = retired.isEmpty ? nil : forgetRoutes()
       endDrain()
-      return (wake, step, retired)
+      return (wake, step, retired, forgotten)
     }
   }
 
   /// Runs items until the machine says stop; the calling thread is the drainer.
-  private func drain(
-    _ first: (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore])
-  ) {
+  private func drain(_ first: Transition) {
     var current = first
     while true {
       storage.wake(current.wake)

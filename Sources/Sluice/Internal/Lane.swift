@@ -424,29 +424,46 @@ final class Lane: @unchecked Sendable {
   @inline(__always)
   func refreshRouting() {
     guard routingVersion.load(ordering: .acquiring) != cachedVersion else { return }
+    replaceRouting()
+  }
+
+  /// Copies the routing table under the lock; the table it replaces (whose effect registrations
+  /// hold closures the user wrote) and the retired cores are released after it (drainer only).
+  @inline(never)
+  private func replaceRouting() {
     lock.lock()
-    cachedRouting = routing
-    cachedVersion = routingVersion.load(ordering: .relaxed)
+    let fresh = routing
+    let version = routingVersion.load(ordering: .relaxed)
     let unused = storage.takeRetiredLocked()
     lock.unlock()
-    lastType = nil
-    lastRoutes = []
-    lastSingle = nil
-    lastExtras = nil
-    typeRoutes.removeAll()
-    _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
+    let replaced = forgetRoutes()
+    cachedRouting = fresh
+    cachedVersion = version
+    withExtendedLifetime((replaced, unused)) {}
+  }
+
+  /// What ``forgetRoutes()`` dropped from the drainer's cache: the caller releases it after the
+  /// lane's lock (its effect registrations hold closures the user wrote, and their stores).
+  struct ForgottenRoutes {
+    let routing: Routing
+    let typeRoutes: [ObjectIdentifier: TypeRoute]
+    let extras: StepExtras?
   }
 
   /// Drops every cached route (drainer only, or under `lock` while the lane is idle): routes hold
-  /// their cores unmanaged, so none may outlive a core that is about to be released.
-  func forgetRoutes() {
+  /// their cores unmanaged, so none may outlive a core that is about to be released. Returns what
+  /// the cache held, for the caller to release once it let go of `lock`.
+  func forgetRoutes() -> ForgottenRoutes {
+    let forgotten = ForgottenRoutes(
+      routing: cachedRouting, typeRoutes: typeRoutes, extras: lastExtras)
     cachedRouting = Routing()
     cachedVersion = -1
     lastType = nil
     lastRoutes = []
     lastSingle = nil
     lastExtras = nil
-    typeRoutes.removeAll()
+    typeRoutes = [:]
+    return forgotten
   }
 
   /// The stores an action of `type` reaches (drainer only).
