@@ -62,6 +62,10 @@ extension LaneStateMachine {
     case fast
     /// A caller serving its root's chain (0: a chain that is already done).
     case caller(Seq)
+    /// Handed to the blocked caller of this root, which was woken and has not run yet: until it
+    /// takes its outcome, a caller that comes first takes the lane instead (see
+    /// ``LaneStateMachine/canClaim``).
+    case heir(Seq)
     /// The lane's worker queue: drains until nothing can run. Until its block starts running
     /// (`started` is false), a caller that would wait for it takes the lane instead, so no
     /// caller ever waits for a thread that does not exist yet.

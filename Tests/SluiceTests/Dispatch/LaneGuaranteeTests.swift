@@ -135,15 +135,7 @@ import Testing
     stopped.store(true, ordering: .relaxed)
     for _ in 0..<flooders { go.signal() }
     _ = await flooding.value
-    // A known defect of the lane, not of the test (issue 24, defect 4: under contention a
-    // waiting primitive of the lane hands the lane to a caller that goes on draining). It shows
-    // only when both cores are busy; issue 24 fixes the lane and removes this.
-    withKnownIssue(
-      "issue 24: under load, a synchronous dispatch may go on draining the flood",
-      isIntermittent: true
-    ) {
-      #expect(returned, "a synchronous dispatch went on draining the flood")
-    }
+    #expect(returned, "a synchronous dispatch went on draining the flood")
     store.dispatch(LaneNoop())
     #expect(store.state.ids.first == 0)
     withExtendedLifetime(starter) {}
