@@ -191,19 +191,21 @@ final class Lane: @unchecked Sendable {
       return
     }
     if configuration.maxQueueDepth != nil { await waitForCapacity() }
+    if isCurrentThreadDraining {
+      // Unreachable in practice (a lane's thread runs synchronous code), but never block.
+      return enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
+    }
+    var queued = QueuedWork(boxed: action)
+    if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
+    await submitResuming(queued, bypass: false)
+  }
+
+  /// Queues `work` from outside the lane and suspends until its chain ran; never blocks a
+  /// thread.
+  private func submitResuming(_ work: QueuedWork, bypass: Bool) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      if isCurrentThreadDraining {
-        // Unreachable in practice (a lane's thread runs synchronous code), but never block.
-        enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
-        continuation.resume()
-        return
-      }
-      var queued = QueuedWork(boxed: action)
-      if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
       carryOut(
-        storage.withMachine {
-          $0.submit(queued, bypass: false, completion: .resume(continuation))
-        })
+        storage.withMachine { $0.submit(work, bypass: bypass, completion: .resume(continuation)) })
     }
   }
 
@@ -261,14 +263,7 @@ final class Lane: @unchecked Sendable {
   func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
     if isCurrentThreadDraining, kind == .query { return work() }
     if storage.tryShortcut() { return runShortcut(work) }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      carryOut(
-        storage.withMachine {
-          $0.submit(
-            QueuedWork(Work(kind: .work(work))), bypass: kind == .query,
-            completion: .resume(continuation))
-        })
-    }
+    await submitResuming(QueuedWork(Work(kind: .work(work))), bypass: kind == .query)
   }
 
   // MARK: - Processing

@@ -141,6 +141,41 @@ import Testing
     withExtendedLifetime(starter) {}
   }
 
+  /// Dispatches `LaneAdd(id:)` to its store when it goes.
+  final class Boomerang: Sendable {
+    let store: Store<LaneLog>
+    let id: Int
+    init(store: Store<LaneLog>, id: Int) {
+      self.store = store
+      self.id = id
+    }
+    deinit { store.dispatch(LaneAdd(id: id)) }
+  }
+
+  struct Throw: Action {
+    let boomerang: Boomerang
+  }
+
+  // Issue 24, defect 4: values the lane lets go of (the actions it processed) dispatch from
+  // their deinit, on whichever thread drops them, while several threads dispatch: every
+  // dispatch comes back, and nothing waits on a time-out (a hang guard only).
+  @Test func valuesTheLaneDropsMayDispatchFromTheirDeinitWhileThreadsContend() async {
+    let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
+    let threads = 4
+    let perThread = 50
+    let finished = await runOnThreads(threads, timeout: 60) { thread in
+      for index in 0..<perThread {
+        let id = thread * perThread + index
+        store.dispatch(
+          Throw(boomerang: Boomerang(store: store, id: id)), mode: index % 2 == 0 ? .sync : .async)
+      }
+    }
+    #expect(finished, "the dispatching threads hung")
+    // The last boomerangs come back from the lane's worker, after the threads returned.
+    let all = Set(0..<(threads * perThread))
+    #expect(await obsEventually { Set(store.state.ids) == all })
+  }
+
   // Defect 12: an action of a class type reaches the handlers of its dynamic type, whether the
   // lane is idle or busy.
   @Test func aClassActionIsRoutedByItsDynamicTypeOnEveryPath() async {
