@@ -203,7 +203,7 @@ final class Lane: @unchecked Sendable {
   /// Queues `work` from outside the lane and suspends until its chain ran; never blocks a
   /// thread.
   private func submitResuming(_ work: QueuedWork, bypass: Bool) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       carryOut(
         storage.withMachine { $0.submit(work, bypass: bypass, completion: .resume(continuation)) })
     }

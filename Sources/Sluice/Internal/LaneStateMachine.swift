@@ -76,6 +76,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     var isEmpty: Bool { resumers.isEmpty && threads.isEmpty }
 
     mutating func formUnion(_ other: Wake) {
+      // Most transitions wake nobody: skip the generic appends.
+      guard !other.isEmpty else { return }
       resumers.append(contentsOf: other.resumers)
       threads.append(contentsOf: other.threads)
     }
@@ -84,7 +86,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   private(set) var main = ChunkedQueue<Item>()
   private(set) var bypass = ChunkedQueue<Item>()
   private(set) var locks: Set<LockID> = []
-  private(set) var roots: [Seq: Root] = [:]
+  private var openRoots = RootTable()
+  /// The open roots (a copy, for tests).
+  var roots: [Seq: Root] { openRoots.all }
   private(set) var outcomes: [Seq: Outcome] = [:]
   private(set) var drainer = Drainer.none
   private(set) var capacityWaiters: [Resumer] = []
@@ -189,7 +193,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     if outcome == .drain {
       // Only the heir has this outcome: a caller that took the lane over withdrew it.
       drainer = .caller(seq)
-      if roots[seq] != nil { roots[seq]?.waiter = .drainer }
+      if openRoots[seq] != nil { openRoots[seq]?.waiter = .drainer }
     }
     return outcome
   }
@@ -237,15 +241,16 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     // The held items nobody waits for join the barrier's chain, so the caller waits for the
     // actions they dispatch too.
     var adopted = 0
-    let live = roots
+    let live = openRoots
     main.updateEach { item in
       if item.root == 0 || live[item.root] == nil {
         item.root = seq
         adopted += 1
       }
     }
-    roots[seq] = Root(
-      outstanding: adopted + 1, inMain: adopted + 1, waiter: canClaim ? .drainer : .thread)
+    openRoots.open(
+      seq,
+      Root(outstanding: adopted + 1, inMain: adopted + 1, waiter: canClaim ? .drainer : .thread))
     main.append(Item(payload: barrier, seq: seq, root: seq, bypass: false))
     if canClaim {
       claim(for: seq)
@@ -259,7 +264,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// Queues an item dispatched by the running item: it joins the running item's chain.
   mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
     let seq = takeSeq()
-    let owner = root != 0 && roots[root] != nil ? root : 0
+    let owner = root != 0 && openRoots[root] != nil ? root : 0
     if owner != 0 {
       adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1)
     }
@@ -270,7 +275,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// returns the root's sequence number.
   mutating func openFastRoot() -> Seq {
     let seq = takeSeq()
-    roots[seq] = Root(outstanding: 1, inMain: 0, waiter: .drainer)
+    openRoots.open(seq, Root(outstanding: 1, inMain: 0, waiter: .drainer))
     return seq
   }
 
@@ -321,7 +326,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   mutating func next() -> (Wake, Step) {
     var wake = Wake()
     if !notifyAfterHooks.isEmpty || releaseStuckAfterHooks { return (wake, .runHooks) }
-    if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil {
+    if case .caller(let seq) = drainer, seq == 0 || openRoots[seq] == nil {
       // The caller's chain is done. It still runs what was queued before that moment: every
       // item a blocked caller waits for (it waits anyway, and a hand-over per item would make
       // the lane wait for each thread to be scheduled), and up to ``extraBudget`` others; then
@@ -346,8 +351,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     // Nothing can run: every item left is held by a lock. A caller returns with what is left
     // of its chain held (a task in `send` keeps waiting for it).
     if hooksPending { return (wake, .runHooks) }
-    if case .caller(let seq) = drainer, case .drainer? = roots[seq]?.waiter {
-      roots.removeValue(forKey: seq)
+    if case .caller(let seq) = drainer, case .drainer? = openRoots[seq]?.waiter {
+      openRoots.removeValue(forKey: seq)
     }
     drainer = .none
     horizon = 0
@@ -387,10 +392,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// `roots[root]?.inMain -= 1`: the dictionary's modify accessor allocates its coroutine frame
   /// on every call.
   private mutating func adjust(_ root: Seq, outstanding: Int = 0, inMain: Int = 0) {
-    guard var progress = roots[root] else { return }
+    guard var progress = openRoots[root] else { return }
     progress.outstanding += outstanding
     progress.inMain += inMain
-    roots[root] = progress
+    openRoots[root] = progress
   }
 
   private mutating func takeSeq() -> Seq {
@@ -403,7 +408,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   }
 
   private mutating func openRoot(_ seq: Seq, bypass toBypass: Bool, waiter: Waiter) {
-    roots[seq] = Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter)
+    openRoots.open(seq, Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter))
   }
 
   /// A running caller takes the lane for the chain of `seq`. When the lane was handed to a blocked
@@ -411,7 +416,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// items run as those of any blocked caller; or it returns, when its chain ended meanwhile.
   private mutating func claim(for seq: Seq) {
     if case .heir(let heir) = drainer {
-      if roots[heir] == nil {
+      if openRoots[heir] == nil {
         outcomes[heir] = .finished
       } else {
         outcomes.removeValue(forKey: heir)
@@ -429,12 +434,12 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// One item of `root`'s chain was processed.
   private mutating func finish(root: Seq) -> Wake {
     var wake = Wake()
-    if root != 0, var progress = roots[root] {
+    if root != 0, var progress = openRoots[root] {
       progress.outstanding -= 1
       if progress.outstanding > 0 {
-        roots[root] = progress
+        openRoots[root] = progress
       } else {
-        roots.removeValue(forKey: root)
+        openRoots.removeValue(forKey: root)
         notify(root, waiter: progress.waiter, into: &wake)
       }
     }
@@ -453,9 +458,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       releaseStuckAfterHooks = true
       return wake
     }
-    for (seq, progress) in roots where progress.outstanding == progress.inMain {
+    for (seq, progress) in openRoots.all where progress.outstanding == progress.inMain {
       guard case .thread = progress.waiter else { continue }
-      roots.removeValue(forKey: seq)
+      openRoots.removeValue(forKey: seq)
       notify(seq, waiter: progress.waiter, into: &wake)
     }
     return wake
@@ -489,7 +494,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       candidate = nil
     }
     guard let item = candidate, item.seq < horizon else { return nil }
-    if case .thread? = roots[item.root]?.waiter {
+    if case .thread? = openRoots[item.root]?.waiter {
       // A blocked caller's item: always.
     } else if extraLeft > 0 {
       extraLeft -= 1
@@ -515,7 +520,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       return .stop(scheduleWorker: false)
     }
     var heir: Seq?
-    for (seq, progress) in roots {
+    for (seq, progress) in openRoots.all {
       if case .thread = progress.waiter, heir.map({ seq < $0 }) ?? true { heir = seq }
     }
     if let heir {

@@ -460,4 +460,29 @@ import Testing
     }
     #expect(machine.isIdle)
   }
+
+  /// The root table keeps the root touched last beside its dictionary: every root keeps its
+  /// counts and waiter whichever was touched last, and a removed root stays removed.
+  @Test func theRootTableKeepsEveryRootWhicheverWasTouchedLast() {
+    var table = Machine.RootTable()
+    table.open(1, Machine.Root(outstanding: 2, inMain: 1, waiter: .thread))
+    table.open(2, Machine.Root(outstanding: 1, inMain: 1, waiter: .resume("task")))
+    table[1]?.outstanding -= 1
+    table.open(3, Machine.Root(outstanding: 5, inMain: 0, waiter: .drainer))
+    table.removeValue(forKey: 2)
+    table[3]?.inMain += 1
+    #expect(table[1]?.outstanding == 1)
+    #expect(table[1]?.inMain == 1)
+    #expect(table[2] == nil)
+    #expect(table[3]?.outstanding == 5)
+    #expect(table[3]?.inMain == 1)
+    #expect(table.all.keys.sorted() == [1, 3])
+    #expect(!table.isEmpty)
+    table.removeValue(forKey: 3)
+    #expect(table[3] == nil)
+    table.removeValue(forKey: 1)
+    #expect(table[1] == nil)
+    #expect(table.isEmpty)
+    #expect(table.all.isEmpty)
+  }
 }
