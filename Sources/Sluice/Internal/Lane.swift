@@ -310,56 +310,34 @@ final class Lane: @unchecked Sendable {
   /// Boxes the action for the steps after its reducers.
   @inline(never)
   func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
-    finishStep(payload.boxed(), extras: extras, routes: routes)
+    finishStep(payload.boxed(), extras: extras, routes: routes, consultingMiddleware: true)
   }
 
-  /// Reports the error an action carries and starts its effects (drainer only), as the stores'
-  /// middleware decided (see `finishStepAfterMiddleware`).
-  @inline(never)
-  private func finishStep(_ action: any Action, extras: StepExtras, routes: [Route]) {
-    if extras.mayIntercept {
-      return finishStepAfterMiddleware(action, extras: extras, routes: routes)
-    }
-    finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
-  }
-
-  /// Reports the error an action carries and starts its effects, whatever middleware decided
-  /// (drainer only).
-  @inline(__always)
-  private func finishStepIgnoringMiddleware(
-    _ action: any Action, extras: StepExtras, routes: [Route]
+  /// Reports the error an action carries and starts its effects (drainer only).
+  ///
+  /// `consultingMiddleware` (and a store on the route has middleware, see ``Effects``): a
+  /// store's effects and error report follow what its middleware made of the action; the lane's
+  /// are vetoed when a store dropped the action and none took it (reduced it or a replacement of
+  /// it). Each decision is read once, then reset. Without it (a transaction that committed,
+  /// where middleware does not see the action), they run whatever middleware decided.
+  private func finishStep(
+    _ action: any Action, extras: StepExtras, routes: [Route], consultingMiddleware: Bool
   ) {
-    if extras.carriesErrors, let error = (action as? any ErrorCarrying)?.error {
-      let event = ErrorEvent(
-        error: error, action: action, source: .action("\(type(of: action))"))
-      for route in routes where route.slot >= 0 || route.core.hasCatchAll {
-        route.core.errors.receive(event)
-      }
-      errors.receive(event)
-    }
-    for registration in extras.effects {
-      effects.trigger(registration, action: action, runs: !runsNoEffects)
-    }
-  }
-
-  /// ``finishStep(_:extras:routes:)`` when a store on the route has middleware
-  /// (see ``Effects``): a store's effects and error report follow what its middleware made of
-  /// the action; the lane's are vetoed when a store dropped the action and none took it (reduced
-  /// it or a replacement of it). Each decision is read once, then reset.
-  private func finishStepAfterMiddleware(_ action: any Action, extras: StepExtras, routes: [Route])
-  {
+    let consulting = consultingMiddleware && extras.mayIntercept
     var diverted = false
     var dropped = false
     var taken = false
-    for route in routes {
-      switch route.core.middlewareOutcome {
-      case .passed: taken = taken || route.slot >= 0 || route.core.hasCatchAll
-      case .dropped:
-        dropped = true
-        diverted = true
-      case .replaced:
-        taken = true
-        diverted = true
+    if consulting {
+      for route in routes {
+        switch route.core.middlewareOutcome {
+        case .passed: taken = taken || route.slot >= 0 || route.core.hasCatchAll
+        case .dropped:
+          dropped = true
+          diverted = true
+        case .replaced:
+          taken = true
+          diverted = true
+        }
       }
     }
     let vetoed = dropped && !taken
@@ -381,7 +359,9 @@ final class Lane: @unchecked Sendable {
       effects.trigger(registration, action: action, runs: !runsNoEffects)
     }
     if diverted { finishReplacements(routes) }
-    for route in routes { route.core.middlewareOutcome = .passed }
+    if consulting {
+      for route in routes { route.core.middlewareOutcome = .passed }
+    }
   }
 
   /// Starts the effects of the replacements the stores' middleware reduced, each store its own,
@@ -411,7 +391,7 @@ final class Lane: @unchecked Sendable {
     let actionType = type(of: action)
     let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
     if let extras = lastExtras {
-      finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
+      finishStep(action, extras: extras, routes: routes, consultingMiddleware: false)
     }
   }
 
