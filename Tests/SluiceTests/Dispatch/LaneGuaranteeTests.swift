@@ -116,8 +116,14 @@ import Testing
       for _ in 0..<flooders { go.signal() }
       for _ in 0..<flooders { _ = flooded.wait(timeout: .now() + 60) }
     }
-    let flooding = Task {
-      await runOnThreads(flooders, timeout: 60) { thread in
+    // The flooders are threads of their own from the start, not a task that starts them: a task
+    // can wait for a pool thread as long as other tests hold both, and the observer above would
+    // wait for flooders that never started.
+    let flooding = DispatchGroup()
+    for thread in 0..<flooders {
+      flooding.enter()
+      Thread {
+        defer { flooding.leave() }
         guard go.wait(timeout: .now() + 60) == .success else { return }
         var next = 0
         while !stopped.load(ordering: .relaxed) {
@@ -129,12 +135,12 @@ import Testing
           next += 1
           if next == 50 { flooded.signal() }
         }
-      }
+      }.start()
     }
     let returned = await returns(within: 60) { store.dispatch(LaneAdd(id: 0)) }
     stopped.store(true, ordering: .relaxed)
     for _ in 0..<flooders { go.signal() }
-    _ = await flooding.value
+    _ = await offPool { flooding.wait(timeout: .now() + 60) }
     #expect(returned, "a synchronous dispatch went on draining the flood")
     store.dispatch(LaneNoop())
     #expect(store.state.ids.first == 0)
