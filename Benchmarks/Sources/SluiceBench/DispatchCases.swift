@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import Synchronization
 
 /// `floor.call`, `floor.lock` and `dispatch.observers{0,1,100}`.
 enum DispatchCases {
@@ -45,18 +46,45 @@ enum DispatchCases {
   static let extra: [BenchCase] = [
     BenchCase(name: "extra.dispatch.contended2") { contended(threads: 2) },
     BenchCase(name: "extra.dispatch.contended3") { contended(threads: 3) },
+    BenchCase(name: "extra.dispatch.contended4") { contended(threads: 4) },
+    // Issue 24: the same while two CPU-bound threads compete for the cores (a lane that hands
+    // itself to a thread that is not running, or sleeps on a time-out, collapses here).
+    BenchCase(name: "extra.dispatch.contended4.busy2") { contended(threads: 4, busy: 2) },
   ]
+
+  /// Tells spinning threads to stop.
+  final class StopFlag: Sendable {
+    let stopped = Atomic<Bool>(false)
+  }
 
   /// `threads` threads each dispatching `Increment()` synchronously to one store, all at once:
   /// what contention costs per dispatch (a caller that finds the lane held queues its action,
   /// then waits for it or drains it). One operation is one dispatch; the threads are started
   /// for each timed loop.
-  static func contended(threads: Int) -> (Int) -> Void {
+  ///
+  /// With `busy`, that many threads spin on the CPU for the whole timed loop, beside the
+  /// dispatching threads.
+  static func contended(threads: Int, busy: Int = 0) -> (Int) -> Void {
     let store = Store(
       initialState: Counter(value: 0),
       reducer: Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 })
     return { iterations in
       let perThread = max(1, iterations / threads)
+      let stop = StopFlag()
+      let spinners = DispatchGroup()
+      for _ in 0..<busy {
+        spinners.enter()
+        Thread {
+          var spins = 0
+          while !stop.stopped.load(ordering: .relaxed) { spins &+= 1 }
+          consume(spins)
+          spinners.leave()
+        }.start()
+      }
+      defer {
+        stop.stopped.store(true, ordering: .relaxed)
+        spinners.wait()
+      }
       let group = DispatchGroup()
       for _ in 0..<threads {
         group.enter()

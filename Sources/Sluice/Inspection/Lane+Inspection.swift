@@ -62,10 +62,11 @@ extension Lane {
     let attachment = inspectionAttachment.wrappingAdd(1, ordering: .relaxed).newValue
     storage.setShortcutOffLocked(true)
     for core in cores { core.installInspection(inspector) }
-    rebuildRoutingLocked()
+    let replaced = rebuildRoutingLocked()
     isInspected.store(true, ordering: .relaxed)
     let stores = cores.compactMap(\.inspectedStore)
     lock.unlock()
+    withExtendedLifetime(replaced) {}  // Released here, outside the lock.
     activeInspector = inspector
     inspector.attached(to: stores)
     effects.setInspectionCause { [weak self] source in

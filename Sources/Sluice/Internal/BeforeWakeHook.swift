@@ -2,11 +2,12 @@
 /// effects outside the process (a write-through save) durable before anybody sees the step
 /// return.
 ///
-/// A part of Sluice arms its hook on the lane while it runs there (``Lane/arm(_:)``). The lane
-/// runs the armed hooks, once each, when finishing the current item may wake the caller waiting
-/// for its chain, and before it lets go; a chain of actions therefore runs a hook once, at its
-/// end, not once per action. The lane knows nothing else about the hooks: they own what they
-/// do.
+/// A part of Sluice arms its hook on the lane while it runs there (``Lane/arm(_:)``). The drainer
+/// tells the lane's state machine, when it finishes an item, whether hooks are armed; the machine
+/// then asks for them (``LaneStateMachine/Step/runHooks``) before it wakes anybody (a caller
+/// whose chain is done, or one a lock releases) and before the drainer lets go, and holds those
+/// wake-ups back until they ran. A chain of actions therefore runs a hook once, at its end, not
+/// once per action. The lane knows nothing else about the hooks: they own what they do.
 protocol BeforeWakeHook: AnyObject {
   /// Whether the hook is armed now (lane only; the lane sets it, the hook reads it).
   var isArmed: Bool { get set }

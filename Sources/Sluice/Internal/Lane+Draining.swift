@@ -10,8 +10,8 @@ extension Lane {
     inShortcut = true
     body()
     inShortcut = false
-    // The armed hooks run before the lane is let go; for a chain, once, at its end (see
-    // `finishShortcut`).
+    // The armed hooks run before the lane is let go; for a chain, once, at its end (the machine
+    // asks for them, see `finishShortcut`).
     if !armedHooks.isEmpty, currentRoot == 0 { runArmedHooks() }
     endDrain()
     if storage.endShortcut() { return }
@@ -24,8 +24,8 @@ extension Lane {
     beginDrain()
     let root = currentRoot
     currentRoot = 0
-    runHooksIfWaking(finishing: root)
-    drain(transition { $0.finishFast(root: root) })
+    let hooksArmed = !armedHooks.isEmpty
+    drain(transition { $0.finishFast(root: root, hooksArmed: hooksArmed) })
   }
 
   /// Does what the machine told a caller outside the lane to do.
@@ -56,48 +56,56 @@ extension Lane {
     }
   }
 
+  /// What a drainer's transition hands back: what to wake, what to do next, and what to release
+  /// after the lock (the cores retired meanwhile, and the routes it had cached to them).
+  typealias Transition = (
+    wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore], forgotten: ForgottenRoutes?
+  )
+
   /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
   /// being the drainer before the lane is free for anybody else, and the cores retired
-  /// meanwhile are handed back for release after the lock.
-  private func transition(
-    _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
-  ) -> (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore]) {
+  /// meanwhile, with the routes cached to them, are handed back for release after the lock.
+  private func transition(_ body: (inout Machine) -> (Machine.Wake, Machine.Step)) -> Transition {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
-      guard case .stop = step else { return (wake, step, []) }
+      guard case .stop = step else { return (wake, step, [], nil) }
       let retired = storage.takeRetiredLocked()
-      if !retired.isEmpty { forgetRoutes() }
+      let forgotten = retired.isEmpty ? nil : forgetRoutes()
       endDrain()
-      return (wake, step, retired)
+      return (wake, step, retired, forgotten)
     }
   }
 
   /// Runs items until the machine says stop; the calling thread is the drainer.
-  private func drain(
-    _ first: (wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore])
-  ) {
+  private func drain(_ first: Transition) {
     var current = first
-    while true {
+    loop: while true {
       storage.wake(current.wake)
-      guard case .run(let item) = current.step else { break }
-      run(item)
-      runHooksIfWaking(finishing: item.root)
-      current = transition { machine in
-        var wake = machine.finish(item)
-        let (more, step) = machine.next()
-        wake.formUnion(more)
-        return (wake, step)
+      switch current.step {
+      case .run(let item):
+        run(item)
+        let hooksArmed = !armedHooks.isEmpty
+        current = transition { machine in
+          var wake = machine.finish(item, hooksArmed: hooksArmed)
+          let (more, step) = machine.next()
+          wake.formUnion(more)
+          return (wake, step)
+        }
+      case .runHooks:
+        // Before whoever waits is woken, and before the lane is let go: once per chain when
+        // its end wakes its caller, not once per item.
+        runArmedHooks()
+        current = transition { machine in
+          var wake = machine.hooksRan()
+          let (more, step) = machine.next()
+          wake.formUnion(more)
+          return (wake, step)
+        }
+      case .stop(let scheduleWorker):
+        if scheduleWorker { startWorker() }
+        break loop
       }
     }
-    if case .stop(scheduleWorker: true) = current.step { startWorker() }
-  }
-
-  /// Runs the armed hooks (see ``BeforeWakeHook``) when finishing an item of chain `root` may
-  /// wake a waiter or end the drain: before whoever waits is woken, and before the lane is let
-  /// go; once per chain, not once per item.
-  private func runHooksIfWaking(finishing root: UInt64) {
-    guard !armedHooks.isEmpty, storage.peek({ $0.mayWakeOrStop(finishing: root) }) else { return }
-    runArmedHooks()
   }
 
   @inline(__always)

@@ -109,14 +109,16 @@ extension Lane {
   func registerNew(
     key: ObjectIdentifier, make: () -> AnyStore
   ) -> (store: AnyStore, isNew: Bool) {
-    lock.withLock {
-      if let existing = handle.registry[key] { return (existing, false) }
+    let (result, replaced) = lock.withLock { () -> ((AnyStore, Bool), Routing?) in
+      if let existing = handle.registry[key] { return ((existing, false), nil) }
       let store = make()
-      attachLocked(store.anyCore)
+      let replaced = attachLocked(store.anyCore)
       handle.registry[key] = store
       // One more store attached, and registered: the hold is unchanged.
-      return (store, true)
+      return ((store, true), replaced)
     }
+    _ = replaced  // Released here, outside the lock.
+    return result
   }
 
   /// The store registered under `key`, if any.
@@ -136,10 +138,11 @@ extension Lane {
 
   /// Adds the effects of the dispatcher, as one group that goes with the dispatcher.
   func addDispatcherEffects(_ registrations: [EffectRegistration], group: EffectGroup) {
-    lock.withLock {
+    let replaced = lock.withLock {
       handle.effectGroups.append(group)
       effectRegistrations.append(contentsOf: registrations)
-      rebuildRoutingLocked()
+      return rebuildRoutingLocked()
     }
+    _ = replaced  // Released here, outside the lock.
   }
 }

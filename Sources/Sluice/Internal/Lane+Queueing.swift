@@ -93,7 +93,7 @@ extension Lane {
   /// Waits until the main queue is below the bound (``send(_:)`` with a `maxQueueDepth`).
   func waitForCapacity() async {
     while !storage.peek({ $0.hasRoom }) {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
         if storage.withMachine({ $0.waitForCapacity(continuation) }) { continuation.resume() }
       }
     }

@@ -68,33 +68,36 @@ extension Lane {
   /// Attaches `core`, and adds `registrations` (its effects) in the same step: no action is
   /// routed to the store without its effects.
   func attach(_ core: AnyStoreCore, effects registrations: [EffectRegistration] = []) {
-    let hold = lock.withLock {
+    let released = lock.withLock {
       effectRegistrations.append(contentsOf: registrations)
-      attachLocked(core)
-      // One more store that is not registered: the lane holds its dispatcher.
-      return reconcileHoldLocked()
+      // One more store that is not registered: the lane holds its dispatcher (the hold let go
+      // of is `nil`).
+      return (attachLocked(core), reconcileHoldLocked())
     }
-    _ = hold  // `nil` (the lane holds its dispatcher now); released outside the lock anyway.
+    _ = released  // Released here, outside the lock.
   }
 
-  /// Adds `core` to the lane's stores and routing (under `lock`).
-  func attachLocked(_ core: AnyStoreCore) {
+  /// Adds `core` to the lane's stores and routing (under `lock`); returns the replaced routing
+  /// table, for the caller to release after the lock.
+  func attachLocked(_ core: AnyStoreCore) -> Routing {
     if let inspector { core.installInspection(inspector) }
     cores.append(core)
-    rebuildRoutingLocked()
+    return rebuildRoutingLocked()
   }
 
   func detach(_ core: AnyStoreCore) {
     let id = ObjectIdentifier(core)
+    var forgotten: ForgottenRoutes?
     let released = lock.withLock {
       cores.removeAll { $0 === core }
       orderEdges.removeAll { $0.store == id || $0.after == id }
-      rebuildRoutingLocked()
-      return (storage.retireLocked(core, whenIdle: forgetRoutes), reconcileHoldLocked())
+      let replaced = rebuildRoutingLocked()
+      let retired = storage.retireLocked(core) { forgotten = forgetRoutes() }
+      return (replaced, retired, reconcileHoldLocked())
     }
     // Released here, outside the lock: a core's deinit may take other locks, and the lane's
     // dispatcher, when this was its last store that is not registered, deinitializes.
-    _ = released
+    withExtendedLifetime((released, forgotten)) {}
   }
 
   /// The attached core with this identity, if any.
@@ -105,25 +108,32 @@ extension Lane {
   /// Adds effect registrations to the routing table.
   func addEffects(_ registrations: [EffectRegistration]) {
     guard !registrations.isEmpty else { return }
-    lock.withLock {
+    let replaced = lock.withLock {
       effectRegistrations.append(contentsOf: registrations)
-      rebuildRoutingLocked()
+      return rebuildRoutingLocked()
     }
+    _ = replaced  // Released here, outside the lock.
   }
 
   /// Removes a group of effect registrations and cancels its runs in flight.
+  ///
+  /// The removed registrations and the replaced routing table are released after the lock:
+  /// they hold the closures the user wrote, whose captured values may call back into the lane.
   func removeEffects(group: EffectGroup) {
-    lock.withLock {
-      let before = effectRegistrations.count
+    let released = lock.withLock { () -> ([EffectRegistration], Routing?) in
+      let before = effectRegistrations
       effectRegistrations.removeAll { $0.group == group }
       handle.effectGroups.removeAll { $0 == group }
-      if effectRegistrations.count != before { rebuildRoutingLocked() }
+      guard effectRegistrations.count != before.count else { return (before, nil) }
+      return (before, rebuildRoutingLocked())
     }
+    withExtendedLifetime(released) {}
     effects.cancel(group: group)
   }
 
   func rebuildRouting() {
-    lock.withLock { rebuildRoutingLocked() }
+    let replaced = lock.withLock { rebuildRoutingLocked() }
+    _ = replaced  // Released here, outside the lock.
   }
 
   /// Declares that `core` reduces every action after `other`. Returns `false` (and changes
@@ -131,12 +141,13 @@ extension Lane {
   func order(_ core: AnyStoreCore, after other: AnyStoreCore) -> Bool {
     let id = ObjectIdentifier(core)
     let otherID = ObjectIdentifier(other)
-    return lock.withLock {
-      if id == otherID || waits(otherID, for: id) { return false }
+    let (ordered, replaced) = lock.withLock { () -> (Bool, Routing?) in
+      if id == otherID || waits(otherID, for: id) { return (false, nil) }
       orderEdges.append((store: id, after: otherID))
-      rebuildRoutingLocked()
-      return true
+      return (true, rebuildRoutingLocked())
     }
+    _ = replaced  // Released here, outside the lock.
+    return ordered
   }
 
   /// The attached stores in processing order.
@@ -174,7 +185,9 @@ extension Lane {
     return ordered
   }
 
-  func rebuildRoutingLocked() {
+  /// Rebuilds the routing table (under `lock`); returns the table it replaced, for the caller to
+  /// release after the lock.
+  func rebuildRoutingLocked() -> Routing {
     let ordered = orderedCoresLocked()
     var types: Set<ObjectIdentifier> = []
     for core in ordered { types.formUnion(core.handledTypes) }
@@ -189,7 +202,9 @@ extension Lane {
     for registration in effectRegistrations {
       table.effects[registration.actionType, default: []].append(registration)
     }
+    let replaced = routing
     routing = table
     routingVersion.wrappingAdd(1, ordering: .releasing)
+    return replaced
   }
 }

@@ -191,19 +191,21 @@ final class Lane: @unchecked Sendable {
       return
     }
     if configuration.maxQueueDepth != nil { await waitForCapacity() }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      if isCurrentThreadDraining {
-        // Unreachable in practice (a lane's thread runs synchronous code), but never block.
-        enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
-        continuation.resume()
-        return
-      }
-      var queued = QueuedWork(boxed: action)
-      if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
+    if isCurrentThreadDraining {
+      // Unreachable in practice (a lane's thread runs synchronous code), but never block.
+      return enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
+    }
+    var queued = QueuedWork(boxed: action)
+    if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
+    await submitResuming(queued, bypass: false)
+  }
+
+  /// Queues `work` from outside the lane and suspends until its chain ran; never blocks a
+  /// thread.
+  private func submitResuming(_ work: QueuedWork, bypass: Bool) async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       carryOut(
-        storage.withMachine {
-          $0.submit(queued, bypass: false, completion: .resume(continuation))
-        })
+        storage.withMachine { $0.submit(work, bypass: bypass, completion: .resume(continuation)) })
     }
   }
 
@@ -261,14 +263,7 @@ final class Lane: @unchecked Sendable {
   func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
     if isCurrentThreadDraining, kind == .query { return work() }
     if storage.tryShortcut() { return runShortcut(work) }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      carryOut(
-        storage.withMachine {
-          $0.submit(
-            QueuedWork(Work(kind: .work(work))), bypass: kind == .query,
-            completion: .resume(continuation))
-        })
-    }
+    await submitResuming(QueuedWork(Work(kind: .work(work))), bypass: kind == .query)
   }
 
   // MARK: - Processing
@@ -315,56 +310,34 @@ final class Lane: @unchecked Sendable {
   /// Boxes the action for the steps after its reducers.
   @inline(never)
   func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
-    finishStep(payload.boxed(), extras: extras, routes: routes)
+    finishStep(payload.boxed(), extras: extras, routes: routes, consultingMiddleware: true)
   }
 
-  /// Reports the error an action carries and starts its effects (drainer only), as the stores'
-  /// middleware decided (see `finishStepAfterMiddleware`).
-  @inline(never)
-  private func finishStep(_ action: any Action, extras: StepExtras, routes: [Route]) {
-    if extras.mayIntercept {
-      return finishStepAfterMiddleware(action, extras: extras, routes: routes)
-    }
-    finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
-  }
-
-  /// Reports the error an action carries and starts its effects, whatever middleware decided
-  /// (drainer only).
-  @inline(__always)
-  private func finishStepIgnoringMiddleware(
-    _ action: any Action, extras: StepExtras, routes: [Route]
+  /// Reports the error an action carries and starts its effects (drainer only).
+  ///
+  /// `consultingMiddleware` (and a store on the route has middleware, see ``Effects``): a
+  /// store's effects and error report follow what its middleware made of the action; the lane's
+  /// are vetoed when a store dropped the action and none took it (reduced it or a replacement of
+  /// it). Each decision is read once, then reset. Without it (a transaction that committed,
+  /// where middleware does not see the action), they run whatever middleware decided.
+  private func finishStep(
+    _ action: any Action, extras: StepExtras, routes: [Route], consultingMiddleware: Bool
   ) {
-    if extras.carriesErrors, let error = (action as? any ErrorCarrying)?.error {
-      let event = ErrorEvent(
-        error: error, action: action, source: .action("\(type(of: action))"))
-      for route in routes where route.slot >= 0 || route.core.hasCatchAll {
-        route.core.errors.receive(event)
-      }
-      errors.receive(event)
-    }
-    for registration in extras.effects {
-      effects.trigger(registration, action: action, runs: !runsNoEffects)
-    }
-  }
-
-  /// ``finishStep(_:extras:routes:)`` when a store on the route has middleware
-  /// (see ``Effects``): a store's effects and error report follow what its middleware made of
-  /// the action; the lane's are vetoed when a store dropped the action and none took it (reduced
-  /// it or a replacement of it). Each decision is read once, then reset.
-  private func finishStepAfterMiddleware(_ action: any Action, extras: StepExtras, routes: [Route])
-  {
+    let consulting = consultingMiddleware && extras.mayIntercept
     var diverted = false
     var dropped = false
     var taken = false
-    for route in routes {
-      switch route.core.middlewareOutcome {
-      case .passed: taken = taken || route.slot >= 0 || route.core.hasCatchAll
-      case .dropped:
-        dropped = true
-        diverted = true
-      case .replaced:
-        taken = true
-        diverted = true
+    if consulting {
+      for route in routes {
+        switch route.core.middlewareOutcome {
+        case .passed: taken = taken || route.slot >= 0 || route.core.hasCatchAll
+        case .dropped:
+          dropped = true
+          diverted = true
+        case .replaced:
+          taken = true
+          diverted = true
+        }
       }
     }
     let vetoed = dropped && !taken
@@ -386,7 +359,9 @@ final class Lane: @unchecked Sendable {
       effects.trigger(registration, action: action, runs: !runsNoEffects)
     }
     if diverted { finishReplacements(routes) }
-    for route in routes { route.core.middlewareOutcome = .passed }
+    if consulting {
+      for route in routes { route.core.middlewareOutcome = .passed }
+    }
   }
 
   /// Starts the effects of the replacements the stores' middleware reduced, each store its own,
@@ -416,7 +391,7 @@ final class Lane: @unchecked Sendable {
     let actionType = type(of: action)
     let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
     if let extras = lastExtras {
-      finishStepIgnoringMiddleware(action, extras: extras, routes: routes)
+      finishStep(action, extras: extras, routes: routes, consultingMiddleware: false)
     }
   }
 
@@ -424,29 +399,46 @@ final class Lane: @unchecked Sendable {
   @inline(__always)
   func refreshRouting() {
     guard routingVersion.load(ordering: .acquiring) != cachedVersion else { return }
+    replaceRouting()
+  }
+
+  /// Copies the routing table under the lock; the table it replaces (whose effect registrations
+  /// hold closures the user wrote) and the retired cores are released after it (drainer only).
+  @inline(never)
+  private func replaceRouting() {
     lock.lock()
-    cachedRouting = routing
-    cachedVersion = routingVersion.load(ordering: .relaxed)
+    let fresh = routing
+    let version = routingVersion.load(ordering: .relaxed)
     let unused = storage.takeRetiredLocked()
     lock.unlock()
-    lastType = nil
-    lastRoutes = []
-    lastSingle = nil
-    lastExtras = nil
-    typeRoutes.removeAll()
-    _ = unused  // Released here, outside the lock: a core's deinit may take other locks.
+    let replaced = forgetRoutes()
+    cachedRouting = fresh
+    cachedVersion = version
+    withExtendedLifetime((replaced, unused)) {}
+  }
+
+  /// What ``forgetRoutes()`` dropped from the drainer's cache: the caller releases it after the
+  /// lane's lock (its effect registrations hold closures the user wrote, and their stores).
+  struct ForgottenRoutes {
+    let routing: Routing
+    let typeRoutes: [ObjectIdentifier: TypeRoute]
+    let extras: StepExtras?
   }
 
   /// Drops every cached route (drainer only, or under `lock` while the lane is idle): routes hold
-  /// their cores unmanaged, so none may outlive a core that is about to be released.
-  func forgetRoutes() {
+  /// their cores unmanaged, so none may outlive a core that is about to be released. Returns what
+  /// the cache held, for the caller to release once it let go of `lock`.
+  func forgetRoutes() -> ForgottenRoutes {
+    let forgotten = ForgottenRoutes(
+      routing: cachedRouting, typeRoutes: typeRoutes, extras: lastExtras)
     cachedRouting = Routing()
     cachedVersion = -1
     lastType = nil
     lastRoutes = []
     lastSingle = nil
     lastExtras = nil
-    typeRoutes.removeAll()
+    typeRoutes = [:]
+    return forgotten
   }
 
   /// The stores an action of `type` reaches (drainer only).

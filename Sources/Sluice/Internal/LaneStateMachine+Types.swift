@@ -48,6 +48,43 @@ extension LaneStateMachine {
     var waiter: Waiter
   }
 
+  /// The open roots by sequence number. The root touched last is kept beside the dictionary: a
+  /// drained chain touches its root twice per item, and each dictionary access hashes its key
+  /// (about 1,300 of `queue.async1m`'s instructions per action went there).
+  struct RootTable {
+    private var others: [Seq: Root] = [:]
+    /// The sequence number of `last` (when `last` is `nil`, it is no longer open).
+    private var lastSeq: Seq = 0
+    private var last: Root?
+
+    subscript(seq: Seq) -> Root? {
+      get { seq == lastSeq ? last : others[seq] }
+      set {
+        if seq == lastSeq { last = newValue } else { others[seq] = newValue }
+      }
+    }
+
+    /// Opens the root `seq` (a new sequence number): it is the one touched last now.
+    mutating func open(_ seq: Seq, _ root: Root) {
+      if let last { others[lastSeq] = last }
+      lastSeq = seq
+      last = root
+    }
+
+    var isEmpty: Bool { last == nil && others.isEmpty }
+
+    /// Every open root (a copy: for iterating while removing).
+    var all: [Seq: Root] {
+      var all = others
+      if let last { all[lastSeq] = last }
+      return all
+    }
+
+    mutating func removeValue(forKey seq: Seq) {
+      self[seq] = nil
+    }
+  }
+
   /// What a blocked thread learns when it is woken.
   enum Outcome: Equatable {
     /// Its chain is done, or cannot go on until a lock is released: return.
@@ -62,6 +99,10 @@ extension LaneStateMachine {
     case fast
     /// A caller serving its root's chain (0: a chain that is already done).
     case caller(Seq)
+    /// Handed to the blocked caller of this root, which was woken and has not run yet: until it
+    /// takes its outcome, a caller that comes first takes the lane instead (see
+    /// ``LaneStateMachine/canClaim``).
+    case heir(Seq)
     /// The lane's worker queue: drains until nothing can run. Until its block starts running
     /// (`started` is false), a caller that would wait for it takes the lane instead, so no
     /// caller ever waits for a thread that does not exist yet.

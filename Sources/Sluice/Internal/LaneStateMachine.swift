@@ -22,6 +22,12 @@
 /// - A blocked thread is woken when its chain is complete, or when every item left in its chain
 ///   is held by a lock (it never waits for an item that cannot run), or to become the drainer.
 /// - When items can run, somebody drains: the lane is never idle with runnable work.
+/// - A running caller never waits for a thread that is not running: a lane handed to the worker
+///   or to a blocked caller (the *heir*) that has not started on it yet is taken by a caller that
+///   comes first.
+/// - Before-wake hooks the drainer reported armed run (``Step/runHooks``) before anybody is
+///   woken and before the drainer lets go: no wake-up, also none a lock from another thread
+///   causes, comes before them.
 struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   typealias Seq = UInt64
 
@@ -53,6 +59,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// What the drainer does next.
   enum Step {
     case run(Item)
+    /// Run the armed before-wake hooks (see ``BeforeWakeHook``), then call ``hooksRan()``:
+    /// somebody is to be woken, or the drainer is to let go, and the drainer said hooks are
+    /// armed.
+    case runHooks
     /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over.
     case stop(scheduleWorker: Bool)
   }
@@ -66,6 +76,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     var isEmpty: Bool { resumers.isEmpty && threads.isEmpty }
 
     mutating func formUnion(_ other: Wake) {
+      // Most transitions wake nobody: skip the generic appends.
+      guard !other.isEmpty else { return }
       resumers.append(contentsOf: other.resumers)
       threads.append(contentsOf: other.threads)
     }
@@ -74,13 +86,23 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   private(set) var main = ChunkedQueue<Item>()
   private(set) var bypass = ChunkedQueue<Item>()
   private(set) var locks: Set<LockID> = []
-  private(set) var roots: [Seq: Root] = [:]
+  private var openRoots = RootTable()
+  /// The open roots (a copy, for tests).
+  var roots: [Seq: Root] { openRoots.all }
   private(set) var outcomes: [Seq: Outcome] = [:]
   private(set) var drainer = Drainer.none
   private(set) var capacityWaiters: [Resumer] = []
   /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
   private var overflowReported = false
   private(set) var nextSeq: Seq = 1
+  /// Whether the drainer has armed before-wake hooks it has not run (it says so when it
+  /// finishes an item): until it ran them, nobody is woken and the drainer does not let go.
+  private(set) var hooksPending = false
+  /// The waiters whose chains ended while hooks were pending: notified once they ran.
+  private(set) var notifyAfterHooks: [(seq: Seq, waiter: Waiter)] = []
+  /// Whether a lock was taken while hooks were pending: the blocked callers it holds are
+  /// released once they ran (if it still holds them then).
+  private(set) var releaseStuckAfterHooks = false
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
   private(set) var horizon: Seq = 0
@@ -101,9 +123,16 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   var queueDepth: Int { main.count + bypass.count }
   var isIdle: Bool { drainer == .none }
 
-  /// Whether a caller may take the lane: it is idle, or the worker it was handed to has not
-  /// started (the caller drains instead of waiting for a thread that does not exist yet).
-  var canClaim: Bool { drainer == .none || drainer == .worker(started: false) }
+  /// Whether a caller may take the lane: it is idle, or the thread it was handed to (the worker,
+  /// or a blocked caller) has not started running it. A running caller drains instead of waiting
+  /// for a thread that is not running: under contention, that thread may not get a core for a
+  /// long time.
+  var canClaim: Bool {
+    switch drainer {
+    case .none, .worker(started: false), .heir: return true
+    case .fast, .caller, .worker(started: true): return false
+    }
+  }
 
   /// Whether the main queue is below the bound, if any.
   var hasRoom: Bool { maxQueueDepth.map { main.count < $0 } ?? true }
@@ -116,16 +145,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   var needsAttention: Bool {
     !main.isEmpty || !bypass.isEmpty || !locks.isEmpty
       || (drainer != .none && drainer != .fast)
-  }
-
-  /// Whether finishing `item` may wake a waiter or end the drain: work that must be done before
-  /// anybody is woken (a write-through) is done before ``finish(_:)`` is called. Conservative:
-  /// it may say `true` when neither happens.
-  func mayWakeOrStop(finishing root: Seq) -> Bool {
-    if !locks.isEmpty || !hasRunnable { return true }
-    if root != 0, let progress = roots[root], progress.outstanding <= 1 { return true }
-    if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil { return true }
-    return false
   }
 
   // MARK: - Inputs from outside the lane
@@ -152,7 +171,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       openRoot(seq, bypass: toBypass, waiter: canClaim ? .drainer : .thread)
       enqueue(Item(payload: payload, seq: seq, root: seq, bypass: toBypass))
       if canClaim {
-        drainer = .caller(seq)
+        claim(for: seq)
         return .drain
       }
       return .wait(seq)
@@ -160,16 +179,23 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       openRoot(seq, bypass: toBypass, waiter: .resume(resumer))
       enqueue(Item(payload: payload, seq: seq, root: seq, bypass: toBypass))
       if canClaim, runnable {
-        drainer = .caller(seq)
+        claim(for: seq)
         return .drain
       }
       return .none
     }
   }
 
-  /// The outcome of a blocked thread's wait, once there is one; it is forgotten once taken.
+  /// The outcome of a blocked thread's wait, once there is one; it is forgotten once taken. A
+  /// thread that takes ``Outcome/drain`` is the drainer from now on.
   mutating func takeOutcome(_ seq: Seq) -> Outcome? {
-    outcomes.removeValue(forKey: seq)
+    let outcome = outcomes.removeValue(forKey: seq)
+    if outcome == .drain {
+      // Only the heir has this outcome: a caller that took the lane over withdrew it.
+      drainer = .caller(seq)
+      if openRoots[seq] != nil { openRoots[seq]?.waiter = .drainer }
+    }
+    return outcome
   }
 
   /// Brings the machine up to date with the lock-free shortcut: `held` tells whether a caller
@@ -215,18 +241,19 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     // The held items nobody waits for join the barrier's chain, so the caller waits for the
     // actions they dispatch too.
     var adopted = 0
-    let live = roots
+    let live = openRoots
     main.updateEach { item in
       if item.root == 0 || live[item.root] == nil {
         item.root = seq
         adopted += 1
       }
     }
-    roots[seq] = Root(
-      outstanding: adopted + 1, inMain: adopted + 1, waiter: canClaim ? .drainer : .thread)
+    openRoots.open(
+      seq,
+      Root(outstanding: adopted + 1, inMain: adopted + 1, waiter: canClaim ? .drainer : .thread))
     main.append(Item(payload: barrier, seq: seq, root: seq, bypass: false))
     if canClaim {
-      drainer = .caller(seq)
+      claim(for: seq)
       return .drain
     }
     return .wait(seq)
@@ -237,7 +264,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// Queues an item dispatched by the running item: it joins the running item's chain.
   mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
     let seq = takeSeq()
-    let owner = root != 0 && roots[root] != nil ? root : 0
+    let owner = root != 0 && openRoots[root] != nil ? root : 0
     if owner != 0 {
       adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1)
     }
@@ -248,14 +275,16 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// returns the root's sequence number.
   mutating func openFastRoot() -> Seq {
     let seq = takeSeq()
-    roots[seq] = Root(outstanding: 1, inMain: 0, waiter: .drainer)
+    openRoots.open(seq, Root(outstanding: 1, inMain: 0, waiter: .drainer))
     return seq
   }
 
   /// The shortcut drainer finished its item (of chain `root`, 0 for none) and could not let go
-  /// with the shortcut: it becomes a caller draining its chain.
-  mutating func finishFast(root: Seq) -> (Wake, Step) {
+  /// with the shortcut: it becomes a caller draining its chain. `hooksArmed`: as for
+  /// ``finish(_:hooksArmed:)``.
+  mutating func finishFast(root: Seq, hooksArmed: Bool = false) -> (Wake, Step) {
     drainer = .caller(root)
+    if hooksArmed { hooksPending = true }
     let wake = finish(root: root)
     let (more, step) = next()
     var all = wake
@@ -263,9 +292,25 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     return (all, step)
   }
 
-  /// The drainer finished `item`.
-  mutating func finish(_ item: Item) -> Wake {
-    finish(root: item.root)
+  /// The drainer finished `item`; `hooksArmed` when before-wake hooks are armed and not run
+  /// (the machine then asks for them, with ``Step/runHooks``, before it wakes anybody or lets
+  /// the drainer go).
+  mutating func finish(_ item: Item, hooksArmed: Bool = false) -> Wake {
+    if hooksArmed { hooksPending = true }
+    return finish(root: item.root)
+  }
+
+  /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back for them are
+  /// woken now.
+  mutating func hooksRan() -> Wake {
+    hooksPending = false
+    releaseStuckAfterHooks = false
+    var wake = Wake()
+    let held = notifyAfterHooks
+    notifyAfterHooks.removeAll()
+    for (seq, waiter) in held { notify(seq, waiter: waiter, into: &wake) }
+    wake.formUnion(releaseStuckRoots())
+    return wake
   }
 
   /// The block of a scheduled worker starts: `true` when it is the drainer, `false` when a
@@ -280,7 +325,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// caller or to the worker when items can still run).
   mutating func next() -> (Wake, Step) {
     var wake = Wake()
-    if case .caller(let seq) = drainer, seq == 0 || roots[seq] == nil {
+    if !notifyAfterHooks.isEmpty || releaseStuckAfterHooks { return (wake, .runHooks) }
+    if case .caller(let seq) = drainer, seq == 0 || openRoots[seq] == nil {
       // The caller's chain is done. It still runs what was queued before that moment: every
       // item a blocked caller waits for (it waits anyway, and a hand-over per item would make
       // the lane wait for each thread to be scheduled), and up to ``extraBudget`` others; then
@@ -290,6 +336,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
         extraLeft = Self.extraBudget
       }
       if let item = popQueuedBeforeHorizon(&wake) { return (wake, .run(item)) }
+      if hooksPending { return (wake, .runHooks) }
       let step = handOff(&wake)
       return (wake, step)
     }
@@ -303,8 +350,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     }
     // Nothing can run: every item left is held by a lock. A caller returns with what is left
     // of its chain held (a task in `send` keeps waiting for it).
-    if case .caller(let seq) = drainer, case .drainer? = roots[seq]?.waiter {
-      roots.removeValue(forKey: seq)
+    if hooksPending { return (wake, .runHooks) }
+    if case .caller(let seq) = drainer, case .drainer? = openRoots[seq]?.waiter {
+      openRoots.removeValue(forKey: seq)
     }
     drainer = .none
     horizon = 0
@@ -344,10 +392,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// `roots[root]?.inMain -= 1`: the dictionary's modify accessor allocates its coroutine frame
   /// on every call.
   private mutating func adjust(_ root: Seq, outstanding: Int = 0, inMain: Int = 0) {
-    guard var progress = roots[root] else { return }
+    guard var progress = openRoots[root] else { return }
     progress.outstanding += outstanding
     progress.inMain += inMain
-    roots[root] = progress
+    openRoots[root] = progress
   }
 
   private mutating func takeSeq() -> Seq {
@@ -360,7 +408,21 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   }
 
   private mutating func openRoot(_ seq: Seq, bypass toBypass: Bool, waiter: Waiter) {
-    roots[seq] = Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter)
+    openRoots.open(seq, Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter))
+  }
+
+  /// A running caller takes the lane for the chain of `seq`. When the lane was handed to a blocked
+  /// caller that has not woken yet, that caller's outcome is withdrawn: it sleeps on, and its
+  /// items run as those of any blocked caller; or it returns, when its chain ended meanwhile.
+  private mutating func claim(for seq: Seq) {
+    if case .heir(let heir) = drainer {
+      if openRoots[heir] == nil {
+        outcomes[heir] = .finished
+      } else {
+        outcomes.removeValue(forKey: heir)
+      }
+    }
+    drainer = .caller(seq)
   }
 
   private mutating func claimForWorker() -> SubmitAction {
@@ -372,12 +434,12 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// One item of `root`'s chain was processed.
   private mutating func finish(root: Seq) -> Wake {
     var wake = Wake()
-    if root != 0, var progress = roots[root] {
+    if root != 0, var progress = openRoots[root] {
       progress.outstanding -= 1
       if progress.outstanding > 0 {
-        roots[root] = progress
+        openRoots[root] = progress
       } else {
-        roots.removeValue(forKey: root)
+        openRoots.removeValue(forKey: root)
         notify(root, waiter: progress.waiter, into: &wake)
       }
     }
@@ -391,18 +453,29 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   private mutating func releaseStuckRoots() -> Wake {
     var wake = Wake()
     guard !locks.isEmpty else { return wake }
-    for (seq, progress) in roots where progress.outstanding == progress.inMain {
+    if hooksPending {
+      // Decided once the hooks ran: the lock may be gone by then.
+      releaseStuckAfterHooks = true
+      return wake
+    }
+    for (seq, progress) in openRoots.all where progress.outstanding == progress.inMain {
       guard case .thread = progress.waiter else { continue }
-      roots.removeValue(forKey: seq)
+      openRoots.removeValue(forKey: seq)
       notify(seq, waiter: progress.waiter, into: &wake)
     }
     return wake
   }
 
   private mutating func notify(_ seq: Seq, waiter: Waiter, into wake: inout Wake) {
+    if hooksPending {
+      if case .drainer = waiter { return }
+      notifyAfterHooks.append((seq, waiter))
+      return
+    }
     switch waiter {
     case .thread:
-      outcomes[seq] = .finished
+      // The heir keeps its outcome: it drains, finds its chain done, and hands the lane on.
+      if drainer != .heir(seq) { outcomes[seq] = .finished }
       wake.threads.append(seq)
     case .resume(let resumer): wake.resumers.append(resumer)
     case .drainer: break
@@ -421,7 +494,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       candidate = nil
     }
     guard let item = candidate, item.seq < horizon else { return nil }
-    if case .thread? = roots[item.root]?.waiter {
+    if case .thread? = openRoots[item.root]?.waiter {
       // A blocked caller's item: always.
     } else if extraLeft > 0 {
       extraLeft -= 1
@@ -447,13 +520,13 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       return .stop(scheduleWorker: false)
     }
     var heir: Seq?
-    for (seq, progress) in roots {
+    for (seq, progress) in openRoots.all {
       if case .thread = progress.waiter, heir.map({ seq < $0 }) ?? true { heir = seq }
     }
     if let heir {
-      roots[heir]?.waiter = .drainer
+      // Offered, not given: a caller that comes before the heir runs takes the lane instead.
       outcomes[heir] = .drain
-      drainer = .caller(heir)
+      drainer = .heir(heir)
       wake.threads.append(heir)
       return .stop(scheduleWorker: false)
     }

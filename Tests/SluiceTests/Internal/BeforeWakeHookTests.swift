@@ -80,4 +80,66 @@ import Testing
     #expect(hook.alwaysRanOnTheLane)
     subscription.cancel()
   }
+
+  /// Issue 24, defect 2: "run the hooks, then wake" is one decision. A caller blocked on its
+  /// action, whose chain is held by a lock taken from a third thread while the drainer runs
+  /// unrelated lane work, returns only after the hook its action armed ran.
+  @Test func aPauseFromAThirdThreadWakesTheCallerOnlyAfterTheHooksRan() async {
+    let store = Store(initialState: LaneLog(), reducer: laneLogReducer)
+    let lane = store.core.lane
+    let hook = CountingHook(lane: lane)
+    let holding = ObsEvent()
+    let letHolderGo = ObsEvent()
+    let inLaneWork = ObsEvent()
+    let letLaneWorkGo = ObsEvent()
+    let subscription = store.observe(\.last, from: .nextChange) { change in
+      switch change.new {
+      case 0?:
+        // The worker holds the lane while the caller queues its action.
+        holding.signal()
+        _ = letHolderGo.waitBlocking(timeout: 60)
+      case 1?:
+        // The caller's action arms the hook; another thread queues lane work, which runs
+        // before the follow-up this action dispatches into the caller's chain.
+        lane.arm(hook)
+        let queued = ObsEvent()
+        Thread {
+          lane.performLater {
+            inLaneWork.signal()
+            _ = letLaneWorkGo.waitBlocking(timeout: 60)
+          }
+          queued.signal()
+        }.start()
+        _ = queued.waitBlocking(timeout: 60)
+        store.dispatch(LaneAdd(id: 2))
+      default: break
+      }
+    }
+    store.dispatch(LaneAdd(id: 0), mode: .async)
+    #expect(await holding.wait(timeout: 60))
+    let hooksRunWhenReturned = Recorder<Int>()
+    let caller = Task {
+      await obsOnBackgroundThread(timeout: 60) {
+        store.dispatch(LaneAdd(id: 1))
+        hooksRunWhenReturned.append(hook.count)
+      }
+    }
+    #expect(await obsEventually { store.dispatcher.queueDepth == 1 })
+    letHolderGo.signal()
+    #expect(await inLaneWork.wait(timeout: 60))
+    // The third thread: the caller's chain (its follow-up) is now held by the lock, while lane
+    // work runs and the hook is armed. Until the work ends, the hook cannot run: the caller
+    // must not be released yet (checked under the lane's lock, right after the pause).
+    let lock = store.dispatcher.pause()
+    #expect(hook.count == 0)
+    #expect(
+      lane.storage.peek { !$0.outcomes.values.contains(.finished) },
+      "the pause released the caller before the hook ran")
+    letLaneWorkGo.signal()
+    #expect(await caller.value, "the caller did not return")
+    #expect(hooksRunWhenReturned.values == [1], "the caller returned before the hook ran")
+    #expect(await obsOnBackgroundThread(timeout: 60) { lock.release() })
+    #expect(store.state.ids == [0, 1, 2])
+    subscription.cancel()
+  }
 }

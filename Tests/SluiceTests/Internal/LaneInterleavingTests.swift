@@ -72,6 +72,38 @@ import Testing
     #expect(model.failures.contains { $0.contains("returned before") })
   }
 
+  /// Issue 24, defect 4: the lane is handed to a blocked caller when the drainer's chain is done;
+  /// a caller that comes before that thread runs takes the lane instead of waiting for it (under
+  /// contention, a woken thread may wait long for a core).
+  @Test func aRunningCallerNeverWaitsForALaneHandedToASleepingThread() async {
+    await expectSound(
+      [[.sync("a")], [.sync("b1"), .sync("b2")], [.sync("c1"), .sync("c2")]],
+      scripts: ["a": [.dispatch("a.1")]])
+  }
+
+  @Test func theCheckFindsAWakeBeforeTheHooksRan() async {
+    // A drainer that decides on its own when to run the hooks (the machine never hears of
+    // them) lets a caller return before the change its action made is written.
+    let model = await explore(
+      [[.async("w"), .sync("a")], [.pause(1), .release(1)]],
+      scripts: ["a": [.armHook, .dispatch("a.1")]], fault: .hooksUnknownToMachine)
+    #expect(model.failures.contains { $0.contains("before the hooks armed by") })
+  }
+
+  /// Issue 24, defect 2: a lock taken from a third thread releases a blocked caller whose chain
+  /// it holds, while its action's hook is armed: the hooks run first, then the caller wakes.
+  @Test func beforeWakeHooksRunBeforeEveryWakeAndLetGo() async {
+    await expectSound(
+      [[.async("w"), .sync("a")], [.pause(1), .release(1)], [.sync("b")]],
+      scripts: ["w": [.armHook], "a": [.armHook, .dispatch("a.1")], "b": [.armHook]])
+  }
+
+  @Test func beforeWakeHooksWithChainsAndSenders() async {
+    await expectSound(
+      [[.sync("a")], [.send("b")], [.pause(1), .release(1)]],
+      scripts: ["a": [.dispatch("a.1")], "a.1": [.armHook], "b": [.armHook, .dispatch("b.1")]])
+  }
+
   @Test func synchronousDispatchesFromThreeThreads() async {
     await expectSound([[.sync("a1"), .sync("a2")], [.sync("b1"), .sync("b2")], [.sync("c1")]])
   }

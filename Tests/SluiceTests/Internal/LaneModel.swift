@@ -9,7 +9,8 @@
 /// at most one thread drains; the lane is never idle while an item could run; a blocked thread
 /// never waits for an item that cannot run; items leave each queue in arrival order and run
 /// once; a synchronous call returns only when its chain was processed or what is left of it is
-/// held by a lock; a task in `send` resumes after its whole chain. And in every final state:
+/// held by a lock; a task in `send` resumes after its whole chain; neither returns, nor does the
+/// drainer let go, before the before-wake hooks armed in that chain ran. And in every final state:
 /// every thread returned (no deadlock), every item ran, every task resumed, nothing is left.
 struct LaneModel {
   typealias Machine = LaneStateMachine<String, String, Int>
@@ -20,6 +21,8 @@ struct LaneModel {
     case dispatchBypass(String)
     case pause(Int)
     case release(Int)
+    /// Arms a before-wake hook (a write-through store changed).
+    case armHook
   }
 
   /// What a thread does from outside the lane.
@@ -87,6 +90,8 @@ struct LaneModel {
     var cleanedUp = false
     var violations: [String] = []
     var checkedOutcomes: Set<UInt64> = []
+    /// The items that armed a hook since the hooks last ran (their change is not written yet).
+    var unwritten: Set<String> = []
   }
 
   /// A fault injected into the model, to check that the explorer finds it.
@@ -95,6 +100,9 @@ struct LaneModel {
     case dropBroadcasts
     /// A blocked thread is told to return as soon as it blocks.
     case finishEveryWaiterAtOnce
+    /// The drainer never tells the machine that hooks are armed (it decides on its own when to
+    /// run them, as the lane did before issue 24).
+    case hooksUnknownToMachine
   }
 
   let scripts: [String: [Inside]]
@@ -197,19 +205,23 @@ struct LaneModel {
         return "\(running.name) does \(inside)"
       }
       if running.shortcut {
+        // A chain of one item runs its hooks before it lets go, without the machine.
+        if thread.shortcutRoot == 0 { world.unwritten.removeAll() }
         if world.machine.drainer == .fast, !world.machine.needsAttention {
           world.machine.syncShortcut(held: false)
           returnFromOp(&world, &thread)
           return "\(running.name) ends the shortcut"
         }
-        let (wake, step) = world.machine.finishFast(root: thread.shortcutRoot)
+        let (wake, step) = world.machine.finishFast(
+          root: thread.shortcutRoot, hooksArmed: hooksArmed(world))
         thread.shortcutRoot = 0
         apply(wake, to: &world)
         return "\(running.name) finishes through the machine, " + drainStep(step, &world, &thread)
       }
       var wake = world.machine.finish(
         Machine.Item(
-          payload: running.name, seq: running.seq, root: running.root, bypass: running.bypass))
+          payload: running.name, seq: running.seq, root: running.root, bypass: running.bypass),
+        hooksArmed: hooksArmed(world))
       let (more, step) = world.machine.next()
       wake.formUnion(more)
       apply(wake, to: &world)
@@ -307,7 +319,11 @@ struct LaneModel {
         returnFromOp(&world, &thread)
       }
     case .drain: thread.phase = .draining(nil)
-    case .wait(let seq): thread.phase = .aboutToBlock(seq)
+    case .wait(let seq):
+      if holderIsAsleep(world) {
+        fail("a running caller waits for a lane handed to a thread that is not running", &world)
+      }
+      thread.phase = .aboutToBlock(seq)
     case .scheduleWorker:
       spawnWorker(&world)
       returnFromOp(&world, &thread)
@@ -335,7 +351,17 @@ struct LaneModel {
           name: item.payload, seq: item.seq, root: item.root, bypass: item.bypass,
           shortcut: false))
       return "runs \(item.payload)"
+    case .runHooks:
+      world.unwritten.removeAll()
+      var wake = world.machine.hooksRan()
+      let (more, next) = world.machine.next()
+      wake.formUnion(more)
+      apply(wake, to: &world)
+      return "runs the hooks, " + drainStep(next, &world, &thread)
     case .stop(let scheduleWorker):
+      if !world.unwritten.isEmpty {
+        fail("the drainer let go before the hooks armed by \(world.unwritten.sorted()) ran", &world)
+      }
       if scheduleWorker { spawnWorker(&world) }
       if thread.isWorker {
         thread.phase = .done
@@ -367,6 +393,23 @@ struct LaneModel {
     case .release(let lock):
       let action = world.machine.release(lock, caller: .drainer, barrier: "unused")
       if action != .none { fail("a release by the drainer asked it to \(action)", &world) }
+    case .armHook:
+      world.unwritten.insert(running.name)
+    }
+  }
+
+  /// What the drainer tells the machine when it finishes an item: whether hooks are armed.
+  private func hooksArmed(_ world: World) -> Bool {
+    fault != .hooksUnknownToMachine && !world.unwritten.isEmpty
+  }
+
+  /// Whether the lane was handed to a thread that has not run since: a scheduled worker, or a
+  /// blocked caller woken to drain that has not taken its outcome.
+  private func holderIsAsleep(_ world: World) -> Bool {
+    switch world.machine.drainer {
+    case .worker(started: false), .heir: return true
+    case .caller(let seq): return world.machine.outcomes[seq] == .drain
+    case .none, .fast, .worker(started: true): return false
     }
   }
 
@@ -398,6 +441,7 @@ struct LaneModel {
       if !world.resumed.insert(name).inserted { fail("\(name) resumed twice", &world) }
       let left = chain(of: name, in: world).filter { !world.processed.contains($0) }
       if !left.isEmpty { fail("send(\(name)) resumed before \(left) ran", &world) }
+      checkWritten(name, &world)
     }
   }
 
@@ -420,7 +464,17 @@ struct LaneModel {
     checkChain(of: name, &world)
   }
 
+  /// A caller sees its chain's changes written: no item of the chain armed a hook that has not
+  /// run.
+  private func checkWritten(_ name: String, _ world: inout World) {
+    let unwritten = chain(of: name, in: world).filter { world.unwritten.contains($0) }
+    if !unwritten.isEmpty {
+      fail("\(name) returned before the hooks armed by \(unwritten) ran", &world)
+    }
+  }
+
   private func checkChain(of name: String, _ world: inout World) {
+    checkWritten(name, &world)
     let queued = Set(world.machine.main.elements.map(\.payload))
     for item in chain(of: name, in: world) where !world.processed.contains(item) {
       if !(world.machine.isPaused && queued.contains(item)) {
@@ -457,11 +511,14 @@ struct LaneModel {
       default: continue
       }
       guard machine.outcomes[seq] == nil else { continue }
+      // Its chain is done; it is woken once the before-wake hooks ran.
+      if machine.notifyAfterHooks.contains(where: { $0.seq == seq }) { continue }
       guard let root = machine.roots[seq] else {
         record("a thread waits for root \(seq), which is gone", trace)
         continue
       }
-      if machine.isPaused, root.outstanding == root.inMain {
+      // While hooks are pending, the callers a lock holds are released once they ran.
+      if machine.isPaused, root.outstanding == root.inMain, !machine.hooksPending {
         record("a thread waits for root \(seq), whose items a lock holds", trace)
       }
     }
@@ -539,6 +596,9 @@ struct LaneModel {
     case .fast: hasher.combine(-2)
     case .worker(let started): hasher.combine(started ? -3 : -4)
     case .caller(let seq): hasher.combine(seq)
+    case .heir(let seq):
+      hasher.combine(-5)
+      hasher.combine(seq)
     }
     hasher.combine(machine.nextSeq)
     hasher.combine(machine.capacityWaiters)
@@ -555,6 +615,10 @@ struct LaneModel {
     hasher.combine(world.lastBypassSeq)
     hasher.combine(world.cleanedUp)
     hasher.combine(world.checkedOutcomes)
+    hasher.combine(world.unwritten)
+    hasher.combine(machine.hooksPending)
+    hasher.combine(machine.notifyAfterHooks.map(\.seq))
+    hasher.combine(machine.releaseStuckAfterHooks)
     return hasher.finalize()
   }
 }

@@ -64,6 +64,48 @@ import Testing
     #expect(machine.isIdle)
   }
 
+  /// Issue 24, defect 4: the lane handed to a blocked caller that has not run yet is taken over
+  /// by a caller that comes first; the heir sleeps on and is woken when its chain ran.
+  @Test func aCallerTakesOverALaneHandedToAThreadThatHasNotRunYet() throws {
+    var machine = Machine()
+    let result1 = machine.submit("a", bypass: false, completion: .block)
+    #expect(result1 == .drain)
+    let a = try #require(nextItem(&machine))
+    let result2 = machine.submit("b", bypass: false, completion: .block)
+    #expect(result2 == .wait(2))
+    _ = machine.finish(a)
+    // The caller's chain is done; it still runs b, queued before that (b's thread waits anyway).
+    let b = try #require(nextItem(&machine))
+    #expect(b.payload == "b")
+    let result3 = machine.submit("c", bypass: false, completion: .block)
+    #expect(result3 == .wait(3))
+    let result4 = machine.finish(b)
+    #expect(result4.threads == [2])
+    let result5 = machine.takeOutcome(2)
+    #expect(result5 == .finished)
+    // c came after: the lane is offered to c's thread, which sleeps until it is scheduled.
+    let (handed, step) = machine.next()
+    guard case .stop(scheduleWorker: false) = step else {
+      Issue.record("expected the drainer to stop, got \(step)")
+      return
+    }
+    #expect(handed.threads == [3])
+    #expect(machine.outcomes[3] == .drain)
+    // d's caller runs now: it takes the lane instead of waiting for c's thread.
+    let result6 = machine.submit("d", bypass: false, completion: .block)
+    #expect(result6 == .drain)
+    #expect(machine.outcomes[3] == nil)
+    let result7 = machine.takeOutcome(3)
+    #expect(result7 == nil)
+    let drained = drainAll(&machine)
+    #expect(drained.ran == ["c", "d"])
+    #expect(drained.wake.threads == [3])
+    let result8 = machine.takeOutcome(3)
+    #expect(result8 == .finished)
+    #expect(machine.isIdle)
+    #expect(machine.roots.isEmpty)
+  }
+
   @Test func aSynchronousCallerOnABusyLaneWaitsAndIsWokenWhenItsItemRan() {
     var machine = Machine()
     do {
@@ -374,21 +416,73 @@ import Testing
     #expect(drainAll(&machine).wake.resumers == ["second"])
   }
 
-  @Test func finishingMayWakeOrStopOnlyAtTheEndOfAChainOrOfTheDrain() {
+  /// Issue 24, defect 2: with hooks armed, the machine asks for them before it wakes anybody
+  /// (also a caller a lock releases) or lets the drainer go.
+  @Test func armedHooksRunBeforeAnyWakeAndBeforeTheDrainerLetsGo() throws {
     var machine = Machine()
-    do {
-      let action = machine.submit("a", bypass: false, completion: .block)
-      #expect(action == .drain)
-    }
-    _ = machine.submit("b", bypass: false, completion: .none)
-    guard let a = nextItem(&machine) else {
-      Issue.record("a did not run")
+    let result9 = machine.submit("w", bypass: false, completion: .none)
+    #expect(result9 == .scheduleWorker)
+    let result10 = machine.startWorker()
+    #expect(result10)
+    let result11 = machine.submit("a", bypass: false, completion: .block)
+    #expect(result11 == .wait(2))
+    let w = try #require(nextItem(&machine))
+    _ = machine.finish(w)
+    let a = try #require(nextItem(&machine))
+    machine.submitInside("a.1", bypass: false, current: a.root)
+    _ = machine.submit("q", bypass: true, completion: .none)
+    // "a" armed a hook and is not the last of its chain: nobody to wake yet; "q" runs.
+    let result12 = machine.finish(a, hooksArmed: true)
+    #expect(result12.isEmpty)
+    let q = try #require(nextItem(&machine))
+    #expect(q.payload == "q")
+    // A lock from a third thread holds what is left of a's chain: its caller is released only
+    // once the hooks ran.
+    let result13 = machine.pause(1)
+    #expect(result13.isEmpty)
+    #expect(machine.outcomes[2] == nil)
+    let result14 = machine.finish(q)
+    #expect(result14.isEmpty)
+    let (early, hooks) = machine.next()
+    #expect(early.isEmpty)
+    guard case .runHooks = hooks else {
+      Issue.record("expected the hooks to run, got \(hooks)")
       return
     }
-    machine.submitInside("a.1", bypass: false, current: a.root)
-    // "a" is not the last of its chain, and "a.1" and "b" can still run.
-    #expect(!machine.mayWakeOrStop(finishing: a.root))
-    _ = machine.finish(a)
-    #expect(machine.mayWakeOrStop(finishing: a.root))
+    let result15 = machine.hooksRan()
+    #expect(result15.threads == [2])
+    let result16 = machine.takeOutcome(2)
+    #expect(result16 == .finished)
+    // Nothing can run (the lock holds "a.1"): the worker lets go.
+    guard case .stop(scheduleWorker: false) = machine.next().1 else {
+      Issue.record("expected the worker to stop")
+      return
+    }
+    #expect(machine.isIdle)
+  }
+
+  /// The root table keeps the root touched last beside its dictionary: every root keeps its
+  /// counts and waiter whichever was touched last, and a removed root stays removed.
+  @Test func theRootTableKeepsEveryRootWhicheverWasTouchedLast() {
+    var table = Machine.RootTable()
+    table.open(1, Machine.Root(outstanding: 2, inMain: 1, waiter: .thread))
+    table.open(2, Machine.Root(outstanding: 1, inMain: 1, waiter: .resume("task")))
+    table[1]?.outstanding -= 1
+    table.open(3, Machine.Root(outstanding: 5, inMain: 0, waiter: .drainer))
+    table.removeValue(forKey: 2)
+    table[3]?.inMain += 1
+    #expect(table[1]?.outstanding == 1)
+    #expect(table[1]?.inMain == 1)
+    #expect(table[2] == nil)
+    #expect(table[3]?.outstanding == 5)
+    #expect(table[3]?.inMain == 1)
+    #expect(table.all.keys.sorted() == [1, 3])
+    #expect(!table.isEmpty)
+    table.removeValue(forKey: 3)
+    #expect(table[3] == nil)
+    table.removeValue(forKey: 1)
+    #expect(table[1] == nil)
+    #expect(table.isEmpty)
+    #expect(table.all.isEmpty)
   }
 }
