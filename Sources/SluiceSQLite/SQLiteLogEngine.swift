@@ -300,11 +300,12 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
 
   /// Whether the file has `table` keyed by lane; in read-only mode, throws
   /// ``SQLiteStorageError/Kind/outdatedSchema`` for a file of one lane, which only a read-write
-  /// open migrates.
+  /// open migrates. The table's columns tell, not the migrator's records (a file may have lost
+  /// them, or been made before the migrator kept them).
   private func has(_ table: String, _ db: Database) throws -> Bool {
     guard try file.has(table, db) else { return false }
     if file.mode == .readWrite { return true }
-    guard try Self.migrator.appliedIdentifiers(db).contains(Self.lanesMigration) else {
+    guard try db.columns(in: table).contains(where: { $0.name == "lane" }) else {
       throw SQLiteStorageError(
         .outdatedSchema, path: path, operation: "read the shared log",
         migrations: [Self.lanesMigration])

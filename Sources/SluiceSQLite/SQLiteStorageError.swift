@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 
 /// Why an ``SQLiteStorage`` refused to open its file, or to write to it.
 ///
@@ -132,4 +133,10 @@ extension Duration {
   var inSeconds: Double {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
+}
+
+extension SQLiteStorageError: LastingFailure {
+  /// Only a busy file may be free at the next try; the other kinds need the file or the app
+  /// changed.
+  package var isLasting: Bool { kind != .busy }
 }

@@ -316,7 +316,8 @@ public final class SharedLane: Sendable {
 
   /// `body`'s value, trying again after a failure of the engine with a growing pause on the
   /// lane's clock, the outage reported once. What another try would meet again (a
-  /// ``SharedLaneError``, a ``SharedLogError``) and cancellation are thrown.
+  /// ``SharedLaneError``, a ``SharedLogError``, a ``LastingFailure`` such as a file whose
+  /// schema a reader cannot use) and cancellation are thrown.
   private func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
     var failures = 0
     while true {
@@ -325,6 +326,8 @@ public final class SharedLane: Sendable {
       } catch let error as SharedLaneError {
         throw error
       } catch let error as SharedLogError {
+        throw error
+      } catch let error as any LastingFailure where error.isLasting {
         throw error
       } catch {
         try Task.checkCancellation()

@@ -134,3 +134,11 @@ public struct SharedLogError: Error, Sendable, Hashable, CustomStringConvertible
     }
   }
 }
+
+/// An engine's error that says whether another try would meet it again (a damaged or outdated
+/// file, a refused permission) or may not (a busy file, a lost connection): a shared lane that
+/// starts retries only the second kind.
+package protocol LastingFailure: Error {
+  /// Whether another try would fail the same way.
+  var isLasting: Bool { get }
+}
