@@ -19,6 +19,9 @@ enum LogSchema {
   /// The channel appends notify, with the new head as the payload.
   static let channel = "sluice_log"
 
+  /// The lane of a log that names none.
+  static let defaultLane = "default"
+
   /// Creates the tables, the head row and the append function when they are missing, under an
   /// advisory lock so that engines starting together do not race on the catalog.
   static let setUp: PostgresQuery = """

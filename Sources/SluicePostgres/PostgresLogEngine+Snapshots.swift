@@ -54,7 +54,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
       sequence: try Self.column(snapshot.sequence), hash: Int64(bitPattern: snapshot.hash),
       body: ByteBuffer(bytes: try JSONEncoder().encode(snapshot)))
     try await run("save a snapshot of the shared lane") { connection -> Void in
-      try await connection.query(query, logger: LogConnection.logger)
+      try await connection.query(query, logger: self.configuration.logger)
     }
   }
 
@@ -65,7 +65,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
     do {
       body = try await run(operation) { connection in
         var body: Data?
-        for try await row in try await connection.query(query, logger: LogConnection.logger) {
+        for try await row in try await connection.query(query, logger: self.configuration.logger) {
           body = try row.decode(Data.self)
         }
         return body

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import Sluice
+import Synchronization
 
 /// A shared log in a PostgreSQL database: nodes on several machines that use the same database
 /// share one lane's order through it.
@@ -20,12 +21,16 @@ import Sluice
 /// await log.close()
 /// ```
 ///
-/// The engine connects on first use, creates the tables when they are missing, and keeps one
-/// connection for appends and reads plus, once a node waits, one that listens for appends. Every
-/// operation is bounded by ``Configuration/timeout`` (on ``Configuration/clock``); an
-/// unreachable server, a lost connection or a slow answer is a thrown ``PostgresLogError``, and
-/// the next operation connects again. An operation that lost its connection is tried once more
-/// on a new one (for an append, that is safe: a record already in the log keeps its number).
+/// The engine connects on first use and creates the tables when they are missing. It keeps one
+/// connection that listens for appends (and tells whether the server is there), and a pool of
+/// connections for appends and reads (PostgresNIO's `PostgresClient`: opened on demand, closed
+/// after a minute idle). Every operation is bounded by ``Configuration/timeout`` (on
+/// ``Configuration/clock``); an unreachable server, a lost connection or a slow answer is a
+/// thrown ``PostgresLogError``, at once when the server refuses connections. An operation that
+/// lost its connection is tried once more on a new one (for an append, that is safe: a record
+/// already in the log keeps its number). When the server is back after an outage, the engine
+/// listens again and renews its pool at once, so appends and wake-ups resume within a round trip
+/// or two.
 ///
 /// The engine keeps the shared lane's snapshots too, in the same database
 /// (``latestSnapshot()``, ``snapshot(at:)``, ``saveSnapshot(_:)``).
@@ -35,11 +40,11 @@ import Sluice
 /// `idle_in_transaction_session_timeout`, `statement_timeout`, `lock_timeout` and TCP
 /// keepalives.
 public final class PostgresLogEngine: SharedLogEngine {
-  // Sendable: immutable; `LogConnection` is an actor and `LogNotifications` is Sendable.
+  // Sendable: immutable; `LogPool` and `LogListener` are Sendable.
   /// Where the server is, and how long an operation may take.
   public let configuration: Configuration
-  private let connection: LogConnection
-  private let notifications: LogNotifications
+  private let pool: LogPool
+  private let listener: LogListener
 
   /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)`` while
   /// the listening connection is down.
@@ -55,9 +60,10 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///
   /// - Parameter configuration: Where the server is, and how long an operation may take.
   public init(configuration: Configuration) {
+    let pool = LogPool(configuration: configuration)
     self.configuration = configuration
-    self.connection = LogConnection(configuration: configuration)
-    self.notifications = LogNotifications(configuration: configuration)
+    self.pool = pool
+    self.listener = LogListener(configuration: configuration) { pool.renew() }
   }
 
   /// Creates an engine for the log at a `postgres://` URL.
@@ -77,14 +83,14 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 
   deinit {
-    notifications.stop()
+    listener.stop()
   }
 
   /// Closes the engine's connections; later operations throw ``PostgresLogError`` with kind
   /// ``PostgresLogError/Kind/closed``, and waits in progress return.
   public func close() async {
-    notifications.stop()
-    await connection.close()
+    listener.stop()
+    await pool.close()
   }
 
   /// Appends `records` in one batch and returns their sequence numbers, in order.
@@ -109,7 +115,7 @@ public final class PostgresLogEngine: SharedLogEngine {
       names: records.map(\.name), payloads: records.map { ByteBuffer(bytes: $0.payload) })
     let stored = try await run(operation) { connection in
       var numbers: [Int64]?
-      for try await row in try await connection.query(query, logger: LogConnection.logger) {
+      for try await row in try await connection.query(query, logger: self.configuration.logger) {
         numbers = try row.decode([Int64]?.self)
       }
       return numbers
@@ -130,7 +136,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     let query = LogSchema.entries(after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
       var rows: [(Int64, String, Int64, String, Data)] = []
-      let result = try await connection.query(query, logger: LogConnection.logger)
+      let result = try await connection.query(query, logger: self.configuration.logger)
       for try await row in result.decode((Int64, String, Int64, String, Data).self) {
         rows.append(row)
       }
@@ -153,7 +159,8 @@ public final class PostgresLogEngine: SharedLogEngine {
     let operation = "read the shared log"
     let head = try await run(operation) { connection in
       var head: Int64?
-      for try await row in try await connection.query(LogSchema.head, logger: LogConnection.logger)
+      for try await row in try await connection.query(
+        LogSchema.head, logger: self.configuration.logger)
       {
         head = try row.decode(Int64.self)
       }
@@ -166,30 +173,34 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// Returns once the log has an entry after `sequence`, or after `timeout`, whichever comes
   /// first, without spinning.
   ///
-  /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on a connection
-  /// of its own), so an append by another node wakes it within a round trip. Notifications are
-  /// not durable, so it also looks at the log's head, pausing 1 ms, then twice as long each time,
-  /// up to 50 ms while the listening connection is down and 250 ms while it is up. The timeout
-  /// and the pauses follow ``Configuration/clock``.
+  /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on the engine's
+  /// listening connection), so an append by another node wakes it within a round trip.
+  /// Notifications are not durable, so it also looks at the log's head, pausing 1 ms, then twice
+  /// as long each time, up to 50 ms while the listening connection is down and 250 ms while it
+  /// is up; it looks at once when that connection is lost or back. The timeout and the pauses
+  /// follow ``Configuration/clock``.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, or `CancellationError`
   ///   when the task is cancelled.
   public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
+    let lane = LogSchema.defaultLane
     let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
+    listener.watch(lane)
+    defer { listener.unwatch(lane) }
     while true {
-      let (generation, isListening) = notifications.observe()
+      let token = listener.observe(lane)
       if try await head() > sequence { return }
       let remaining = deadline.remaining()
       guard remaining > .zero else { return }
-      await notifications.wait(after: generation, atMost: min(pause, remaining))
+      await listener.wait(after: token, lane: lane, atMost: min(pause, remaining))
       try Task.checkCancellation()
-      pause = min(pause * 2, isListening ? Self.longestPollWhileListening : Self.longestPoll)
+      pause = min(pause * 2, token.isListening ? Self.longestPollWhileListening : Self.longestPoll)
     }
   }
 
-  /// Runs `body` on the engine's connection within the timeout, trying once more on a new
-  /// connection when the first one was lost.
+  /// Runs `body` on a connection of the pool within the timeout, once the listening connection
+  /// is up, trying once more when the first attempt lost its connection.
   func run<Result: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
@@ -198,17 +209,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     while true {
       let failure: PostgresLogError
       do {
-        return try await bounded(operation, until: deadline) { [connection] in
-          let current = try await connection.connection(for: operation)
-          do {
-            return try await body(current)
-          } catch {
-            if current.isClosed || PostgresLogError.losesConnection(error) {
-              await connection.discard(current)
-            }
-            throw error
-          }
-        }
+        return try await bounded(operation, until: deadline, body)
       } catch let error as PostgresLogError {
         failure = error
       } catch is CancellationError {
@@ -223,28 +224,62 @@ public final class PostgresLogEngine: SharedLogEngine {
     }
   }
 
-  /// Runs `body`, or throws ``PostgresLogError/Kind/timedOut`` at `deadline` after closing the
-  /// connection, which makes a statement still running on it fail at once.
+  /// How a bounded operation ended.
+  private enum Outcome<Result: Sendable>: Sendable {
+    case ready(UInt64)
+    case done(Result)
+    case late
+    case lost
+  }
+
+  /// Runs `body` once the listening connection is up. Throws ``PostgresLogError/Kind/timedOut``
+  /// at `deadline`, or ``PostgresLogError/Kind/unreachable`` when the listening connection is
+  /// lost and cannot be opened again meanwhile, after closing the connection `body` runs on,
+  /// which makes a statement still running on it fail at once.
   private func bounded<Result: Sendable>(
     _ operation: String, until deadline: Deadline,
-    _ body: @escaping @Sendable () async throws -> Result
+    _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask { try await body() }
+    let endpoint = configuration.endpoint
+    let held = HeldConnection()
+    let outcome = try await withThrowingTaskGroup(of: Outcome<Result>.self) {
+      group -> Outcome<Result>? in
+      group.addTask { [listener] in .ready(try await listener.ready(operation, endpoint: endpoint))
+      }
       group.addTask {
         try await deadline.sleep()
-        return nil
+        return .late
       }
       defer { group.cancelAll() }
-      if let first = try await group.next(), let result = first {
-        return result
+      guard case .ready(let attempt)? = try await group.next() else { return Outcome.late }
+      group.addTask { [listener] in
+        await listener.untilLost(after: attempt)
+        return .lost
       }
-      try Task.checkCancellation()
-      // The deadline passed first.
-      await connection.discardCurrent()
+      group.addTask { [pool] in
+        .done(
+          try await pool.withConnection(operation, endpoint: endpoint) { connection in
+            held.hold(connection)
+            defer { held.release() }
+            return try await body(connection)
+          })
+      }
+      let outcome = try await group.next()
+      // Before the group waits for the statement: closing its connection makes it fail now.
+      if case .done? = outcome {} else { held.close() }
+      return outcome
+    }
+    switch outcome {
+    case .done(let result)?:
+      return result
+    case .late?, .ready?:
       throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: configuration.endpoint,
+        .timedOut, operation: operation, endpoint: endpoint,
         detail: "no answer within \(configuration.timeout)")
+    case .lost?, nil:
+      throw PostgresLogError(
+        .unreachable, operation: operation, endpoint: endpoint,
+        detail: "the connection to the server was lost")
     }
   }
 
@@ -267,6 +302,51 @@ public final class PostgresLogEngine: SharedLogEngine {
   func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
     PostgresLogError(
       .unexpectedResponse, operation: operation, endpoint: configuration.endpoint, detail: detail)
+  }
+}
+
+/// The connection an operation runs on, for the engine to close when the operation runs out of
+/// time or loses the server.
+private final class HeldConnection: Sendable {
+  private enum State {
+    case empty
+    case holding(PostgresConnection)
+    /// Given up: a connection the operation gets from now on is closed at once.
+    case closed
+  }
+
+  private let state = Mutex(State.empty)
+
+  /// Holds `connection`, or closes it at once when ``close()`` came first.
+  func hold(_ connection: PostgresConnection) {
+    let isClosed = state.withLock { state in
+      if case .closed = state { return true }
+      state = .holding(connection)
+      return false
+    }
+    if isClosed { Self.close(connection) }
+  }
+
+  func release() {
+    state.withLock { state in
+      if case .holding = state { state = .empty }
+    }
+  }
+
+  /// Closes the held connection, if any, and any the operation gets later: a statement running
+  /// on it fails at once, and the pool replaces it.
+  func close() {
+    let held = state.withLock { state -> PostgresConnection? in
+      defer { state = .closed }
+      if case .holding(let connection) = state { return connection }
+      return nil
+    }
+    if let held { Self.close(held) }
+  }
+
+  private static func close(_ connection: PostgresConnection) {
+    let closing: EventLoopFuture<Void> = connection.close()
+    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
   }
 }
 
