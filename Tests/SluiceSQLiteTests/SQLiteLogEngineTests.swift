@@ -17,35 +17,39 @@ import Testing
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
-    #expect(try await log.head() == 0)
-    #expect(try await log.append([Self.record("a", 1, "one")]) == [1])
+    #expect(try await log.head(of: "default") == 0)
+    #expect(try await log.append([Self.record("a", 1, "one")], to: "default") == [1])
     #expect(
-      try await log.append([Self.record("a", 2), Self.record("b", 1), Self.record("a", 3)]) == [
-        2, 3, 4,
-      ])
-    #expect(try await log.append([]) == [])
-    #expect(try await log.head() == 4)
-    let entries = try await log.entries(after: 0, limit: 10)
+      try await log.append(
+        [Self.record("a", 2), Self.record("b", 1), Self.record("a", 3)], to: "default") == [
+          2, 3, 4,
+        ])
+    #expect(try await log.append([], to: "default") == [])
+    #expect(try await log.head(of: "default") == 4)
+    let entries = try await log.entries(of: "default", after: 0, limit: 10)
     #expect(entries.map(\.sequence) == [1, 2, 3, 4])
     #expect(
       entries.map(\.record) == [
         Self.record("a", 1, "one"), Self.record("a", 2), Self.record("b", 1), Self.record("a", 3),
       ])
-    #expect(try await log.entries(after: 2, limit: 1).map(\.sequence) == [3])
-    #expect(try await log.entries(after: 4, limit: 10).isEmpty)
-    #expect(try await log.entries(after: 0, limit: 0).isEmpty)
+    #expect(try await log.entries(of: "default", after: 2, limit: 1).map(\.sequence) == [3])
+    #expect(try await log.entries(of: "default", after: 4, limit: 10).isEmpty)
+    #expect(try await log.entries(of: "default", after: 0, limit: 0).isEmpty)
   }
 
   @Test func aResubmittedRecordKeepsItsNumberAndIsNotAddedAgain() async throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
-    #expect(try await log.append([Self.record("a", 1), Self.record("a", 2)]) == [1, 2])
+    #expect(
+      try await log.append([Self.record("a", 1), Self.record("a", 2)], to: "default") == [1, 2])
     // A retry after a lost acknowledgement, with a new action behind it.
-    #expect(try await log.append([Self.record("a", 2), Self.record("a", 3)]) == [2, 3])
+    #expect(
+      try await log.append([Self.record("a", 2), Self.record("a", 3)], to: "default") == [2, 3])
     // The same record twice in one batch.
-    #expect(try await log.append([Self.record("b", 1), Self.record("b", 1)]) == [4, 4])
-    #expect(try await log.head() == 4)
+    #expect(
+      try await log.append([Self.record("b", 1), Self.record("b", 1)], to: "default") == [4, 4])
+    #expect(try await log.head(of: "default") == 4)
   }
 
   @Test func connectionsAppendingAtOnceShareOneContiguousLog() async throws {
@@ -59,7 +63,7 @@ import Testing
         group.addTask {
           for batch in 0..<25 {
             let records = (1...4).map { Self.record("node\(index)", UInt64(batch * 4 + $0)) }
-            let numbers = try await log.append(records)
+            let numbers = try await log.append(records, to: "default")
             #expect(numbers.count == 4)
             #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 + 1 == $1 })
           }
@@ -67,7 +71,7 @@ import Testing
       }
       try await group.waitForAll()
     }
-    let entries = try await writers[0].entries(after: 0, limit: 1_000)
+    let entries = try await writers[0].entries(of: "default", after: 0, limit: 1_000)
     #expect(entries.map(\.sequence) == Array(1...400))
     for index in 0..<4 {
       let mine = entries.filter { $0.record.origin == "node\(index)" }
@@ -82,9 +86,9 @@ import Testing
     let clock = ImmediateClock()
     let reader = try SQLiteLogEngine(path: folder.path("log.sqlite"), clock: clock)
     let start = clock.now
-    try await reader.waitForEntries(after: 0, timeout: .milliseconds(50))
+    try await reader.waitForEntries(of: "default", after: 0, timeout: .milliseconds(50))
     #expect(start.duration(to: clock.now) == .milliseconds(50))
-    #expect(try await reader.head() == 0)
+    #expect(try await reader.head(of: "default") == 0)
   }
 
   @Test func aWaitEndsWhenAnotherConnectionAppends() async throws {
@@ -96,10 +100,10 @@ import Testing
     let woken = Task { () -> Bool in
       // The timeout is far beyond the hang guard below: only the append can end the wait
       // before it.
-      try await reader.waitForEntries(after: 0, timeout: .seconds(3_600))
+      try await reader.waitForEntries(of: "default", after: 0, timeout: .seconds(3_600))
       return true
     }
-    _ = try await writer.append([Self.record("w", 1)])
+    _ = try await writer.append([Self.record("w", 1)], to: "default")
     let guarded = await withTaskGroup(of: Bool.self) { group in
       group.addTask { (try? await woken.value) ?? false }
       group.addTask {
@@ -113,7 +117,7 @@ import Testing
       return first
     }
     #expect(guarded, "the append ended the wait")
-    #expect(try await reader.head() == 1)
+    #expect(try await reader.head(of: "default") == 1)
   }
 
   @Test func aNumberALogCannotStoreIsAnError() async throws {
@@ -122,8 +126,8 @@ import Testing
     let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
     await #expect(throws: SharedLogError(.numberOutOfRange(.max), operation: "use the shared log"))
     {
-      _ = try await log.append([Self.record("a", .max)])
+      _ = try await log.append([Self.record("a", .max)], to: "default")
     }
-    #expect(try await log.head() == 0)
+    #expect(try await log.head(of: "default") == 0)
   }
 }

@@ -46,8 +46,8 @@ import Testing
     }
     let log = try SQLiteLogEngine(path: path)
     #expect(
-      try await log.entries(after: 0, limit: 1_000).map(\.sequence)
-        == Array(1...(try await log.head())))
+      try await log.entries(of: "default", after: 0, limit: 1_000).map(\.sequence)
+        == Array(1...(try await log.head(of: "default"))))
     for lane in lanes { await lane.stop() }
   }
 }

@@ -107,7 +107,7 @@ public final class SharedLaneProbeRun {
   public static func appends(in log: some SharedLogEngine) async throws -> [(
     node: Int, index: Int
   )] {
-    return try await log.entries(after: 0, limit: 1_000_000)
+    return try await log.entries(of: "default", after: 0, limit: 1_000_000)
       .filter { $0.record.name == "probe.append" }
       .map { entry in
         let append = try JSONDecoder().decode(ProbeAppend.self, from: entry.record.payload)
@@ -138,7 +138,7 @@ public final class SharedLaneProbeRun {
     if Set(finals).count != 1 || finals.contains("none") {
       found.append("the nodes ended with different digests: \(finals)")
     }
-    let entries = try await log.entries(after: 0, limit: 1_000_000)
+    let entries = try await log.entries(of: "default", after: 0, limit: 1_000_000)
     if entries.map(\.sequence) != Array(1...UInt64(max(entries.count, 1))) {
       found.append("the log is not contiguous from 1: \(entries.map(\.sequence))")
     }

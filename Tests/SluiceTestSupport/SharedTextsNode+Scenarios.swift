@@ -44,7 +44,7 @@ extension SharedTextsNode {
     try await first.lane.start()
     for index in 0..<120 { first.store.dispatch(Add("\(index)")) }
     try await first.lane.flush()
-    let latest = try await makeEngine().latestSnapshot()
+    let latest = try await makeEngine().latestSnapshot(of: "default")
     let second = try SharedTextsNode(
       engine: try makeEngine(), name: "second", snapshotInterval: 50)
     try await second.lane.start()

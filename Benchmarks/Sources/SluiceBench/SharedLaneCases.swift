@@ -40,7 +40,8 @@ enum SharedLaneCases {
       let path = file()
       let writer = try SQLiteLogEngine(path: path)
       for start in stride(from: 0, to: count, by: 1_000) {
-        _ = try await writer.append((start..<min(count, start + 1_000)).map { record("w", $0 + 1) })
+        _ = try await writer.append(
+          (start..<min(count, start + 1_000)).map { record("w", $0 + 1) }, to: "default")
       }
       let lane = try SharedLane(engine: try SQLiteLogEngine(path: path), actions: actions)
       let store = Store(initialState: 0, dispatcher: lane.dispatcher, reducer: reducer)
@@ -78,7 +79,7 @@ enum SharedLaneCases {
     var times: [Double] = []
     for number in 1...count {
       let began = DispatchTime.now().uptimeNanoseconds
-      _ = try await log.append([record("single", number)])
+      _ = try await log.append([record("single", number)], to: "default")
       times.append(Double(DispatchTime.now().uptimeNanoseconds - began))
     }
     return times
@@ -89,7 +90,7 @@ enum SharedLaneCases {
     let batches = 200
     let began = DispatchTime.now().uptimeNanoseconds
     for batch in 0..<batches {
-      _ = try await log.append((1...100).map { record("batched", batch * 100 + $0) })
+      _ = try await log.append((1...100).map { record("batched", batch * 100 + $0) }, to: "default")
     }
     return Double(batches * 100) / (Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
   }

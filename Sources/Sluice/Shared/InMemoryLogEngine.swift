@@ -1,86 +1,148 @@
-/// A shared log in memory, shared by the nodes of one process: for tests, and for trying a
-/// shared lane before choosing an engine. It keeps the ``SharedLogEngine`` contract; nothing
-/// survives the process.
+/// Shared logs in memory, any number of lanes by name, shared by the nodes of one process: for
+/// tests, and for trying a shared lane before choosing an engine. It keeps the
+/// ``SharedLogEngine`` contract; nothing survives the process.
 public actor InMemoryLogEngine: SharedSnapshotEngine {
-  private var log: [SharedLogEntry] = []
-  private var snapshots: [UInt64: SharedSnapshot] = [:]
-  private var numbers: [String: [UInt64: UInt64]] = [:]
-  private var waiters: [(after: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-  /// What the timeout of ``waitForEntries(after:timeout:)`` is measured on.
+  /// One lane's log.
+  private struct LaneLog {
+    var log: [SharedLogEntry] = []
+    var snapshots: [UInt64: SharedSnapshot] = [:]
+    /// Each origin's entries, by origin sequence.
+    var numbers: [String: [UInt64: UInt64]] = [:]
+    var head: UInt64 { UInt64(log.count) }
+
+    /// Appends `records` after the last entry.
+    mutating func add(_ records: [SharedLogRecord]) {
+      for record in records {
+        let sequence = head + 1
+        log.append(SharedLogEntry(sequence: sequence, record: record))
+        numbers[record.origin, default: [:]][record.originSequence] = sequence
+      }
+    }
+  }
+
+  /// A wait for an entry of `lane` after `after`.
+  private struct Waiter {
+    let lane: String
+    let after: UInt64
+    let continuation: CheckedContinuation<Void, Never>
+  }
+
+  private var lanes: [String: LaneLog] = [:]
+  private var waiters: [Waiter] = []
+  /// The claimed nodes, as lane and node name.
+  private var claims: Set<[String]> = []
+  /// What the timeout of ``waitForEntries(of:after:timeout:)`` is measured on.
   private let clock: any Clock<Duration>
 
-  /// An empty log.
+  /// An engine with no lane.
   ///
-  /// - Parameter clock: What the timeout of ``waitForEntries(after:timeout:)`` is measured on;
-  ///   the continuous clock by default. Tests pass a test clock.
+  /// - Parameter clock: What the timeout of ``waitForEntries(of:after:timeout:)`` is measured
+  ///   on; the continuous clock by default. Tests pass a test clock.
   public init(clock: any Clock<Duration> = ContinuousClock()) {
     self.clock = clock
   }
 
-  public func append(_ records: [SharedLogRecord]) -> [UInt64] {
+  public func append(_ records: [SharedLogRecord], to lane: String) throws -> [UInt64] {
+    try SharedLogError.check(lane: lane, "append to the shared log")
+    let current = lanes[lane] ?? LaneLog()
+    // Numbers first, so that a conflict appends none of the batch.
     var result: [UInt64] = []
+    var added: [SharedLogRecord] = []
+    var addedNumbers: [String: [UInt64: UInt64]] = [:]
     for record in records {
-      if let existing = numbers[record.origin]?[record.originSequence] {
-        result.append(existing)
+      let existing: SharedLogRecord
+      let sequence: UInt64
+      if let number = current.numbers[record.origin]?[record.originSequence] {
+        (existing, sequence) = (current.log[Int(number - 1)].record, number)
+      } else if let number = addedNumbers[record.origin]?[record.originSequence] {
+        (existing, sequence) = (added[Int(number - current.head - 1)], number)
+      } else {
+        added.append(record)
+        let number = current.head + UInt64(added.count)
+        addedNumbers[record.origin, default: [:]][record.originSequence] = number
+        result.append(number)
         continue
       }
-      let sequence = UInt64(log.count) + 1
-      log.append(SharedLogEntry(sequence: sequence, record: record))
-      numbers[record.origin, default: [:]][record.originSequence] = sequence
+      guard existing.name == record.name, existing.payload == record.payload else {
+        throw SharedLogError(
+          .originConflict(
+            origin: record.origin, originSequence: record.originSequence, sequence: sequence),
+          operation: "append to the shared log")
+      }
       result.append(sequence)
     }
-    let head = UInt64(log.count)
-    let ready = waiters.filter { $0.after < head }
-    waiters.removeAll { $0.after < head }
+    guard !added.isEmpty else { return result }
+    lanes[lane, default: LaneLog()].add(added)
+    let head = lanes[lane]?.head ?? 0
+    let ready = waiters.filter { $0.lane == lane && $0.after < head }
+    waiters.removeAll { $0.lane == lane && $0.after < head }
     for waiter in ready { waiter.continuation.resume() }
     return result
   }
 
-  public func entries(after sequence: UInt64, limit: Int) -> [SharedLogEntry] {
-    guard limit > 0, sequence < UInt64(log.count) else { return [] }
+  public func entries(of lane: String, after sequence: UInt64, limit: Int) -> [SharedLogEntry] {
+    guard limit > 0, let log = lanes[lane]?.log, sequence < UInt64(log.count) else { return [] }
     let start = Int(sequence)
     return Array(log[start..<min(log.count, start + limit)])
   }
 
-  public func head() -> UInt64 { UInt64(log.count) }
+  public func head(of lane: String) -> UInt64 { lanes[lane]?.head ?? 0 }
 
-  public func latestSnapshot() -> SharedSnapshot? {
-    snapshots.keys.max().flatMap { snapshots[$0] }
-  }
-
-  public func snapshot(at sequence: UInt64) -> SharedSnapshot? { snapshots[sequence] }
-
-  public func saveSnapshot(_ snapshot: SharedSnapshot) {
-    if snapshots[snapshot.sequence] == nil { snapshots[snapshot.sequence] = snapshot }
-  }
-
-  public func waitForEntries(after sequence: UInt64, timeout: Duration) async {
-    guard UInt64(log.count) <= sequence else { return }
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { [clock] in try? await clock.sleep(for: timeout) }
-      group.addTask { await self.waitForAppend(after: sequence) }
-      await group.next()
-      group.cancelAll()
-      self.wakeAll(after: sequence)
+  public func claimNode(_ node: String, of lane: String) throws {
+    try SharedLogError.check(lane: lane, "claim a node name")
+    guard claims.insert([lane, node]).inserted else {
+      throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
     }
   }
 
-  private func waitForAppend(after sequence: UInt64) async {
+  public func releaseNode(_ node: String, of lane: String) {
+    claims.remove([lane, node])
+  }
+
+  public func latestSnapshot(of lane: String) -> SharedSnapshot? {
+    guard let snapshots = lanes[lane]?.snapshots else { return nil }
+    return snapshots.keys.max().flatMap { snapshots[$0] }
+  }
+
+  public func snapshot(of lane: String, at sequence: UInt64) -> SharedSnapshot? {
+    lanes[lane]?.snapshots[sequence]
+  }
+
+  public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) throws {
+    try SharedLogError.check(lane: lane, "save a snapshot")
+    if lanes[lane]?.snapshots[snapshot.sequence] == nil {
+      lanes[lane, default: LaneLog()].snapshots[snapshot.sequence] = snapshot
+    }
+  }
+
+  public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration) async {
+    guard head(of: lane) <= sequence else { return }
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { [clock] in try? await clock.sleep(for: timeout) }
+      group.addTask { await self.waitForAppend(to: lane, after: sequence) }
+      await group.next()
+      group.cancelAll()
+      self.wakeAll(of: lane, after: sequence)
+    }
+  }
+
+  private func waitForAppend(to lane: String, after sequence: UInt64) async {
     await withCheckedContinuation { continuation in
-      // A wait whose timeout came first is cancelled before `wakeAll(after:)`, on this actor: a
-      // waiter that gets here after that must not stay, or the wait would last until an append.
-      if UInt64(log.count) > sequence || Task.isCancelled {
+      // A wait whose timeout came first is cancelled before `wakeAll(of:after:)`, on this
+      // actor: a waiter that gets here after that must not stay, or the wait would last until
+      // an append.
+      if head(of: lane) > sequence || Task.isCancelled {
         continuation.resume()
       } else {
-        waiters.append((sequence, continuation))
+        waiters.append(Waiter(lane: lane, after: sequence, continuation: continuation))
       }
     }
   }
 
-  /// Ends the waits for entries after `sequence` (the wait timed out).
-  private func wakeAll(after sequence: UInt64) {
-    let ready = waiters.filter { $0.after == sequence }
-    waiters.removeAll { $0.after == sequence }
+  /// Ends the waits for entries of `lane` after `sequence` (the wait timed out).
+  private func wakeAll(of lane: String, after sequence: UInt64) {
+    let ready = waiters.filter { $0.lane == lane && $0.after == sequence }
+    waiters.removeAll { $0.lane == lane && $0.after == sequence }
     for waiter in ready { waiter.continuation.resume() }
   }
 }

@@ -10,6 +10,8 @@ struct SharedPart: Sendable {
 /// snapshot every `interval` entries.
 struct SharedFollower: Sendable {
   let engine: any SharedLogEngine
+  /// The lane's name in the engine.
+  let name: String
   let outbox: SharedOutbox
   let progress: SharedProgress
   let lane: Lane
@@ -32,7 +34,7 @@ struct SharedFollower: Sendable {
   /// Restores the newest snapshot that holds every shared store, if any; returns the entry it
   /// follows and each node's highest origin sequence up to it.
   func restoreLatest() async throws -> (sequence: UInt64, origins: [String: UInt64]) {
-    guard let snapshots, let latest = try await snapshots.latestSnapshot(),
+    guard let snapshots, let latest = try await snapshots.latestSnapshot(of: name),
       parts.keys.allSatisfy({ latest.states[$0] != nil })
     else { return (0, [:]) }
     let failure = Guarded<(any Error)?>(nil)
@@ -67,10 +69,10 @@ struct SharedFollower: Sendable {
         if checkedSnapshots != nil {
           limit = min(limit, Int(interval - applied % interval))
         }
-        let entries = try await engine.entries(after: applied, limit: limit)
+        let entries = try await engine.entries(of: name, after: applied, limit: limit)
         failures = 0
         guard !entries.isEmpty else {
-          try await engine.waitForEntries(after: applied, timeout: .seconds(1))
+          try await engine.waitForEntries(of: name, after: applied, timeout: .seconds(1))
           continue
         }
         let (batch, failure) = decode(entries, after: applied, replaying: replaying)
@@ -138,14 +140,14 @@ struct SharedFollower: Sendable {
     guard let snapshots = checkedSnapshots, sequence % interval == 0 else { return nil }
     var states: [String: Data] = [:]
     for (name, part) in parts { states[name] = try part.encode() }
-    var saved = try await snapshots.snapshot(at: sequence)
+    var saved = try await snapshots.snapshot(of: name, at: sequence)
     if saved == nil {
       try await snapshots.saveSnapshot(
-        SharedSnapshot(sequence: sequence, states: states, origins: origins))
+        SharedSnapshot(sequence: sequence, states: states, origins: origins), to: name)
       // Another node may have saved one since the look: the first one stays, and it is the one
       // to compare with (otherwise two nodes that both found none would both miss a
       // difference).
-      saved = try await snapshots.snapshot(at: sequence)
+      saved = try await snapshots.snapshot(of: name, at: sequence)
     }
     guard let saved else { return nil }
     let shared = Set(saved.states.keys).intersection(states.keys)

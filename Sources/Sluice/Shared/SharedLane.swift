@@ -2,7 +2,8 @@ import Foundation
 
 /// One lane shared by several processes or hosts: its order comes from a log that every node
 /// appends to, and every node applies the log in that order, so all nodes reach the same
-/// states.
+/// states. An engine holds any number of lanes by name (`lane:`); a process may run nodes of
+/// many lanes on one engine.
 ///
 /// Stores join the lane's ``dispatcher`` as they join any dispatcher. An action dispatched to
 /// it (by your code, an effect or an observer) is not processed at once: it goes to the node's
@@ -38,6 +39,10 @@ public final class SharedLane: Sendable {
   public let dispatcher: Dispatcher
   /// This node's name in the log: the origin of the actions it dispatches.
   public let node: String
+  /// The name of the lane in the engine.
+  public let lane: String
+  /// The lane a node joins unless told otherwise: existing single-lane logs became this lane.
+  public static let defaultLane = "default"
   let engine: any SharedLogEngine
   let outbox: SharedOutbox
   /// Where the outbox survives a crash, if anywhere.
@@ -45,6 +50,9 @@ public final class SharedLane: Sendable {
   let progress: SharedProgress
   private let tasks = Guarded<[Task<Void, Never>]>([])
   private let parts = Guarded<[String: SharedPart]>([:])
+  /// Whether this node holds its name in the engine (``start()`` claims it, ``stop()`` releases
+  /// it).
+  private let claimed = Guarded(false)
   /// What the retries after a failure of the engine or the outbox store wait on.
   let clock: any Clock<Duration>
   /// How many entries apart the node checks or saves snapshots.
@@ -53,10 +61,12 @@ public final class SharedLane: Sendable {
   /// Creates a node of the lane whose log `engine` keeps; ``start()`` starts it.
   ///
   /// - Parameters:
-  ///   - engine: The log.
+  ///   - engine: The logs.
+  ///   - lane: The lane's name in the engine, 1 to 200 UTF-8 bytes; ``defaultLane`` by default.
   ///   - actions: The actions that may be dispatched to the lane, by stable name.
-  ///   - node: This node's name, unique among the nodes; a new one by default. A node restarted
-  ///     under its name numbers its actions after those it appended before.
+  ///   - node: This node's name, unique among the lane's live nodes (``start()`` refuses a name
+  ///     in use); a new one by default. A node restarted under its name numbers its actions
+  ///     after those it appended before.
   ///   - outbox: Where the node keeps the actions it dispatched until the log takes them, so
   ///     that a crash loses none of them; `nil` (the default) keeps them in memory only. Each
   ///     batch is then written there before it is appended (a local write and a removal per
@@ -69,9 +79,11 @@ public final class SharedLane: Sendable {
   ///   - reporter: Receives the issues of the dispatcher and its stores.
   ///   - clock: What the pauses before a retry (after the engine or the outbox store failed)
   ///     are measured on; the continuous clock by default. Tests pass a test clock.
-  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``.
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``,
+  ///   or ``SharedLogError`` of kind ``SharedLogError/Kind/invalidLaneName(_:)``.
   public init(
-    engine: some SharedLogEngine, actions: SharedActions, node: String = UUID().uuidString,
+    engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
+    node: String = UUID().uuidString,
     outbox: (any SharedOutboxStore)? = nil, label: String = "sluice.shared",
     snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
@@ -79,7 +91,9 @@ public final class SharedLane: Sendable {
     guard actions.conflicts.isEmpty else {
       throw SharedLaneError(.conflictingRegistrations(actions.conflicts))
     }
+    try SharedLogError.check(lane: lane, "create a shared lane")
     self.engine = engine
+    self.lane = lane
     self.node = node
     self.snapshotInterval = snapshotInterval
     self.clock = clock
@@ -105,16 +119,32 @@ public final class SharedLane: Sendable {
   /// The number of actions this node dispatched that the log has not taken yet.
   public var pendingCount: Int { outbox.pendingCount }
 
-  /// Starts following the log and appending what is dispatched; returns once this node applied
-  /// the log as it was when called.
+  /// Claims the node's name in the lane, starts following the log and appending what is
+  /// dispatched; returns once this node applied the log as it was when called.
   ///
-  /// - Throws: The engine's or the outbox store's error when it cannot be read at first, or the
-  ///   ``SharedLaneError`` that stopped the node while it caught up.
+  /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` while
+  ///   another live node has this name in the lane; the engine's or the outbox store's error
+  ///   when it cannot be read at first, or the ``SharedLaneError`` that stopped the node while
+  ///   it caught up.
   public func start() async throws {
+    if !claimed.withLock({ $0 }) {
+      try await engine.claimNode(node, of: lane)
+      claimed.withLock { $0 = true }
+    }
+    do {
+      try await follow()
+    } catch {
+      await release()
+      throw error
+    }
+  }
+
+  /// ``start()`` once the name is claimed.
+  private func follow() async throws {
     let kept = try await outboxStore?.keptRecords() ?? []
-    let head = try await engine.head()
+    let head = try await engine.head(of: lane)
     let follower = SharedFollower(
-      engine: engine, outbox: outbox, progress: progress, lane: dispatcher.lane,
+      engine: engine, name: lane, outbox: outbox, progress: progress, lane: dispatcher.lane,
       parts: parts.withLock { $0 }, interval: snapshotInterval, clock: clock)
     let (start, origins) = try await follower.restoreLatest()
     let started = tasks.withLock { tasks -> Bool in
@@ -132,8 +162,8 @@ public final class SharedLane: Sendable {
     tasks.withLock { tasks in
       if !tasks.isEmpty {
         tasks.append(
-          Task { [engine, outbox, outboxStore, clock] in
-            await Self.append(engine, outbox, outboxStore, clock)
+          Task { [engine, lane, outbox, outboxStore, clock] in
+            await Self.append(engine, lane, outbox, outboxStore, clock)
           })
       }
     }
@@ -200,9 +230,9 @@ public final class SharedLane: Sendable {
     guard await outbox.waitUntilSafe() else { throw CancellationError() }
   }
 
-  /// Stops appending and applying. Actions the log did not take yet stay unsent (call
-  /// ``flush()`` first to send them); those the outbox store keeps are sent by the next node
-  /// that starts with it.
+  /// Stops appending and applying, and releases the node's name in the lane. Actions the log
+  /// did not take yet stay unsent (call ``flush()`` first to send them); those the outbox store
+  /// keeps are sent by the next node that starts with it.
   public func stop() async {
     outbox.close()
     let running = tasks.withLock { tasks in
@@ -213,6 +243,17 @@ public final class SharedLane: Sendable {
       task.cancel()
       await task.value
     }
+    await release()
+  }
+
+  /// Releases the node's name, if this node claimed it.
+  private func release() async {
+    if claimed.withLock({ claimed in
+      defer { claimed = false }
+      return claimed
+    }) {
+      await engine.releaseNode(node, of: lane)
+    }
   }
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
@@ -220,8 +261,8 @@ public final class SharedLane: Sendable {
   /// Appends every batch the outbox has, retrying after a failure with a growing pause. With an
   /// outbox store, each batch is kept there first and forgotten once appended.
   private static func append(
-    _ engine: any SharedLogEngine, _ outbox: SharedOutbox, _ store: (any SharedOutboxStore)?,
-    _ clock: any Clock<Duration>
+    _ engine: any SharedLogEngine, _ lane: String, _ outbox: SharedOutbox,
+    _ store: (any SharedOutboxStore)?, _ clock: any Clock<Duration>
   ) async {
     var failures = 0
     var storeFailing = false
@@ -230,7 +271,7 @@ public final class SharedLane: Sendable {
       guard !batch.isEmpty else { return }
       if let store { await keep(outbox, in: store, failing: &storeFailing) }
       do {
-        let numbers = try await engine.append(batch.map(\.record))
+        let numbers = try await engine.append(batch.map(\.record), to: lane)
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
         if let store { await forget(batch, in: store, outbox, failing: &storeFailing) }

@@ -39,30 +39,47 @@ public struct SharedLogEntry: Sendable, Hashable {
   }
 }
 
-/// Where a shared lane takes its order from: one log with a single gap-free order, appended to
-/// by every node.
+/// Where shared lanes take their order from: one database holding any number of lanes by name,
+/// each a log with a single gap-free order, appended to by every node of that lane.
 ///
-/// An engine guarantees that:
-/// - ``append(_:)`` adds its records as one batch, atomically, numbered right after the entries
-///   already in the log; a record whose origin and origin sequence are already in the log is
-///   not added again, and its existing number is returned;
+/// An engine guarantees, for each lane on its own:
+/// - ``append(_:to:)`` adds its records as one batch, atomically, numbered right after the
+///   entries already in the lane, from 1; a record whose origin and origin sequence are already
+///   in the lane with the same name and payload is not added again, and its existing number is
+///   returned (a retry); with another name or payload the whole batch is refused with
+///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)``;
 /// - every reader sees a prefix of the same log: entries are never reordered, removed or
 ///   renumbered, and an entry is visible only with every entry before it.
 ///
+/// There is no order across lanes. A lane exists once appended to; an idle lane costs nothing.
+/// A lane name is 1 to 200 UTF-8 bytes; another throws
+/// ``SharedLogError/Kind/invalidLaneName(_:)``.
+///
 /// Errors are values: an engine that cannot be reached throws, and nothing is appended.
 public protocol SharedLogEngine: Sendable {
-  /// Appends `records` in one batch and returns their sequence numbers, in order.
-  func append(_ records: [SharedLogRecord]) async throws -> [UInt64]
+  /// Appends `records` to `lane` in one batch and returns their sequence numbers, in order.
+  func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64]
 
-  /// The entries after `sequence`, in order, at most `limit` of them.
-  func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry]
+  /// The entries of `lane` after `sequence`, in order, at most `limit` of them.
+  func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
+    -> [SharedLogEntry]
 
-  /// The number of the last entry, 0 for an empty log.
-  func head() async throws -> UInt64
+  /// The number of the last entry of `lane`, 0 for an empty lane.
+  func head(of lane: String) async throws -> UInt64
 
-  /// Returns once the log has an entry after `sequence`, or after `timeout`, whichever comes
+  /// Returns once `lane` has an entry after `sequence`, or after `timeout`, whichever comes
   /// first, without spinning.
-  func waitForEntries(after sequence: UInt64, timeout: Duration) async throws
+  func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration) async throws
+
+  /// Claims `node` in `lane` for this process until ``releaseNode(_:of:)`` or the process's
+  /// death.
+  ///
+  /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` while a
+  ///   live node holds that name.
+  func claimNode(_ node: String, of lane: String) async throws
+
+  /// Releases the claim ``claimNode(_:of:)`` took; does nothing without one.
+  func releaseNode(_ node: String, of lane: String) async
 }
 
 /// Why a shared log refused an operation.
@@ -72,6 +89,14 @@ public struct SharedLogError: Error, Sendable, Hashable, CustomStringConvertible
     /// A sequence number does not fit the engine's storage (SQLite and PostgreSQL keep signed
     /// 64-bit integers).
     case numberOutOfRange(UInt64)
+    /// An append found `origin`'s action `originSequence` already in the lane, at `sequence`,
+    /// with another name or payload: two nodes used one name, or a node reused a number. None
+    /// of the batch was appended.
+    case originConflict(origin: String, originSequence: UInt64, sequence: UInt64)
+    /// A live node holds the name `node` in `lane` already.
+    case nodeInUse(node: String, lane: String)
+    /// A lane name that is empty or longer than 200 UTF-8 bytes.
+    case invalidLaneName(String)
   }
 
   /// What went wrong.
@@ -91,6 +116,21 @@ public struct SharedLogError: Error, Sendable, Hashable, CustomStringConvertible
     case .numberOutOfRange(let number):
       "could not \(operation): \(number) is larger than the largest number a log stores "
         + "(\(Int64.max))"
+    case .originConflict(let origin, let originSequence, let sequence):
+      "could not \(operation): action \(originSequence) of node '\(origin)' is in the lane "
+        + "already, at \(sequence), as another action (two live nodes share a name, or a node "
+        + "reused a number)"
+    case .nodeInUse(let node, let lane):
+      "could not \(operation): a live node is named '\(node)' in lane '\(lane)' already"
+    case .invalidLaneName(let name):
+      "could not \(operation): the lane name '\(name)' is empty or longer than 200 UTF-8 bytes"
+    }
+  }
+
+  /// Throws ``Kind/invalidLaneName(_:)`` unless `lane` is 1 to 200 UTF-8 bytes.
+  package static func check(lane: String, _ operation: String) throws {
+    guard !lane.isEmpty, lane.utf8.count <= 200 else {
+      throw SharedLogError(.invalidLaneName(lane), operation: operation)
     }
   }
 }

@@ -39,15 +39,15 @@ public struct SharedSnapshot: Sendable, Hashable, Codable {
   }
 }
 
-/// A log engine that also keeps snapshots of the states (see ``SharedSnapshot``).
+/// A log engine that also keeps snapshots of the states, per lane (see ``SharedSnapshot``).
 public protocol SharedSnapshotEngine: SharedLogEngine {
-  /// The snapshot with the highest sequence number, if any.
-  func latestSnapshot() async throws -> SharedSnapshot?
+  /// The snapshot of `lane` with the highest sequence number, if any.
+  func latestSnapshot(of lane: String) async throws -> SharedSnapshot?
 
-  /// The snapshot after entry `sequence`, if one was saved.
-  func snapshot(at sequence: UInt64) async throws -> SharedSnapshot?
+  /// The snapshot of `lane` after entry `sequence`, if one was saved.
+  func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot?
 
-  /// Saves `snapshot`, unless one is saved at its sequence already (the first one stays: a
-  /// node whose hash differs must see the difference, not overwrite it).
-  func saveSnapshot(_ snapshot: SharedSnapshot) async throws
+  /// Saves `snapshot` in `lane`, unless one is saved at its sequence already (the first one
+  /// stays: a node whose hash differs must see the difference, not overwrite it).
+  func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws
 }

@@ -85,11 +85,12 @@ struct TodoSession {
       if mode == .readWrite, saved.state != TodoList() {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        _ = try await engine.append([
-          SharedLogRecord(
-            origin: savedListOrigin, originSequence: 1, name: "todo.restore",
-            payload: try encoder.encode(RestoreTodos(list: saved.state)))
-        ])
+        _ = try await engine.append(
+          [
+            SharedLogRecord(
+              origin: savedListOrigin, originSequence: 1, name: "todo.restore",
+              payload: try encoder.encode(RestoreTodos(list: saved.state)))
+          ], to: SharedLane.defaultLane)
       }
       try await lane.start()
       if lane.appliedSequence == 0, saved.state != TodoList() {

@@ -40,5 +40,18 @@ let noteReducer = Reducer<[String]>().on(AddNote.self) { notes, action in
     #expect(copy.state == ["Buy milk"])
     await lane.stop()
     await other.stop()
+
+    // Many lanes on one engine.
+    let engine = try SQLiteLogEngine(path: path)
+    let room = try SharedLane(engine: engine, lane: "room-42", actions: actions)
+    let lobby = try SharedLane(engine: engine, lane: "lobby", actions: actions)
+    try await room.start()
+    try await lobby.start()
+    try await room.send(AddNote(text: "in the room"))
+    #expect(try await engine.head(of: "room-42") == 1)
+    #expect(try await engine.head(of: "lobby") == 0)
+    #expect(try await engine.head(of: SharedLane.defaultLane) == 1)
+    await room.stop()
+    await lobby.stop()
   }
 }

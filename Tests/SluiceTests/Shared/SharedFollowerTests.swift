@@ -23,35 +23,24 @@ import Testing
 
 /// An in-memory log where another node saves a snapshot of other states just before each save
 /// of this node: the race of two nodes that both found no snapshot after an entry.
-final class RacingSnapshotEngine: SharedSnapshotEngine {
+final class RacingSnapshotEngine: ForwardingLogEngine, SharedSnapshotEngine {
   let inner = InMemoryLogEngine()
   let rivals = Guarded(0)
 
-  func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
-    await inner.append(records)
+  func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
+    await inner.latestSnapshot(of: lane)
   }
 
-  func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
-    await inner.entries(after: sequence, limit: limit)
+  func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
+    await inner.snapshot(of: lane, at: sequence)
   }
 
-  func head() async throws -> UInt64 { await inner.head() }
-
-  func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
-    await inner.waitForEntries(after: sequence, timeout: timeout)
-  }
-
-  func latestSnapshot() async throws -> SharedSnapshot? { await inner.latestSnapshot() }
-
-  func snapshot(at sequence: UInt64) async throws -> SharedSnapshot? {
-    await inner.snapshot(at: sequence)
-  }
-
-  func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
+  func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
     let other = snapshot.states.mapValues { _ in Data(#"["another node's"]"#.utf8) }
-    await inner.saveSnapshot(
-      SharedSnapshot(sequence: snapshot.sequence, states: other, origins: snapshot.origins))
+    try await inner.saveSnapshot(
+      SharedSnapshot(sequence: snapshot.sequence, states: other, origins: snapshot.origins),
+      to: lane)
     rivals.withLock { $0 += 1 }
-    await inner.saveSnapshot(snapshot)
+    try await inner.saveSnapshot(snapshot, to: lane)
   }
 }

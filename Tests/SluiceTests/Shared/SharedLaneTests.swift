@@ -53,7 +53,7 @@ import Testing
     try await a.lane.flush()
     try await b.lane.flush()
     try await a.lane.flush()
-    let log = await engine.entries(after: 0, limit: 1_000)
+    let log = await engine.entries(of: "default", after: 0, limit: 1_000)
     let added = log.filter { $0.record.name == "test.add" }
     #expect(added.count == 100)
     #expect(a.store.state == b.store.state)
@@ -113,7 +113,7 @@ import Testing
     }
     try await a.lane.flush()
     #expect(a.lane.dispatcher.errors.totalCount == 1)
-    #expect(await engine.head() == 1)  // The flush's barrier only.
+    #expect(await engine.head(of: "default") == 1)  // The flush's barrier only.
     await a.lane.stop()
   }
 
@@ -129,9 +129,9 @@ import Testing
     let writer = try Node(engine, name: "w")
     try await writer.lane.start()
     try await writer.lane.send(Add(text: "one"))
-    _ = await engine.append([
-      SharedLogRecord(origin: "newer", originSequence: 1, name: "test.add.v2", payload: Data())
-    ])
+    _ = try await engine.append(
+      [SharedLogRecord(origin: "newer", originSequence: 1, name: "test.add.v2", payload: Data())],
+      to: "default")
     writer.store.dispatch(Add(text: "three"))
     let reader = try Node(engine, name: "r")
     await #expect(throws: SharedLaneError.self) { try await reader.lane.start() }
@@ -180,7 +180,7 @@ import Testing
 
 /// An in-memory log whose appends fail on demand, or succeed and then fail (a lost
 /// acknowledgement).
-final class FlakyLogEngine: SharedLogEngine {
+final class FlakyLogEngine: ForwardingLogEngine {
   enum Mode { case up, down, losesAcknowledgements }
   struct Down: Error {}
 
@@ -188,25 +188,46 @@ final class FlakyLogEngine: SharedLogEngine {
   let mode = Guarded(Mode.up)
   let lostAcknowledgements = Guarded(0)
 
-  func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
+  func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     switch mode.withLock({ $0 }) {
-    case .up: return await inner.append(records)
+    case .up: return try await inner.append(records, to: lane)
     case .down: throw Down()
     case .losesAcknowledgements:
-      _ = await inner.append(records)
+      _ = try await inner.append(records, to: lane)
       lostAcknowledgements.withLock { $0 += 1 }
       throw Down()
     }
   }
+}
 
-  func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
-    await inner.entries(after: sequence, limit: limit)
+/// A test engine that passes what it does not change on to an in-memory engine.
+protocol ForwardingLogEngine: SharedLogEngine {
+  var inner: InMemoryLogEngine { get }
+}
+
+extension ForwardingLogEngine {
+  func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
+    try await inner.append(records, to: lane)
   }
 
-  func head() async throws -> UInt64 { await inner.head() }
+  func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
+    -> [SharedLogEntry]
+  {
+    await inner.entries(of: lane, after: sequence, limit: limit)
+  }
 
-  func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
-    await inner.waitForEntries(after: sequence, timeout: timeout)
+  func head(of lane: String) async throws -> UInt64 { await inner.head(of: lane) }
+
+  func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration) async throws {
+    await inner.waitForEntries(of: lane, after: sequence, timeout: timeout)
+  }
+
+  func claimNode(_ node: String, of lane: String) async throws {
+    try await inner.claimNode(node, of: lane)
+  }
+
+  func releaseNode(_ node: String, of lane: String) async {
+    await inner.releaseNode(node, of: lane)
   }
 }
 
@@ -229,7 +250,7 @@ extension SharedLaneTests {
     try await again.lane.send(Add(text: "y"))
     #expect(again.store.state == ["ping 1", "x", "ping 2", "y"])
     #expect(await eventually { runs.values == [1, 2] })
-    let numbers = await engine.entries(after: 0, limit: 10)
+    let numbers = await engine.entries(of: "default", after: 0, limit: 10)
       .filter { $0.record.origin == "a" }.map(\.record.originSequence)
     #expect(numbers == [1, 2, 3, 4])
     await again.lane.stop()
@@ -276,7 +297,7 @@ extension SharedLaneTests {
     let engine = InMemoryLogEngine()
     let (a, aStore) = try await Self.snapshotted(engine, name: "a")
     for index in 0..<25 { try await a.send(Add(text: "\(index)")) }
-    #expect(await engine.latestSnapshot()?.sequence == 20)
+    #expect(await engine.latestSnapshot(of: "default")?.sequence == 20)
     let reduced = Recorder<String>()
     let counting = Reducer<[String]>().on(Add.self) { state, action in
       reduced.append(action.text)
@@ -326,7 +347,7 @@ extension SharedLaneTests {
     try await again.send(Add(text: "after"))
     #expect(store.state.last == "after")
     #expect(store.state.count == 13)
-    let numbers = await engine.entries(after: 0, limit: 100)
+    let numbers = await engine.entries(of: "default", after: 0, limit: 100)
       .filter { $0.record.origin == "a" }.map(\.record.originSequence)
     #expect(numbers == Array(1...13))
     await again.stop()
@@ -350,8 +371,8 @@ extension SharedLaneTests {
     let clock = ImmediateClock()
     let engine = InMemoryLogEngine(clock: clock)
     let start = clock.now
-    await engine.waitForEntries(after: 0, timeout: .seconds(3_600))
+    await engine.waitForEntries(of: "default", after: 0, timeout: .seconds(3_600))
     #expect(start.duration(to: clock.now) == .seconds(3_600))
-    #expect(await engine.head() == 0)
+    #expect(await engine.head(of: "default") == 0)
   }
 }

@@ -21,7 +21,7 @@ import Testing
 
   /// The texts of the log's `test.add` entries, in order.
   static func added(_ engine: FlakyLogEngine) async -> [String] {
-    await engine.inner.entries(after: 0, limit: 1_000).compactMap { entry in
+    await engine.inner.entries(of: "default", after: 0, limit: 1_000).compactMap { entry in
       try? JSONDecoder().decode(Add.self, from: entry.record.payload).text
     }
   }
@@ -89,7 +89,8 @@ import Testing
     try await again.start()
     try await again.send(Add(text: "mine"))
     #expect(restarted.state == ["kept", "mine"])
-    let origins = await engine.inner.entries(after: 0, limit: 10).map(\.record.origin)
+    let origins = await engine.inner.entries(of: "default", after: 0, limit: 10).map(
+      \.record.origin)
     #expect(origins == ["old", "new"])
     await again.stop()
   }
