@@ -1,9 +1,12 @@
 import Logging
 import PostgresNIO
+import Sluice
 import Synchronization
 
 /// The engine's one listening connection: it runs `LISTEN sluice_log`, wakes the waits of the
-/// lane each notification names, and tells the engine whether the server is there.
+/// lane each notification names, tells the engine whether the server is there, and holds the
+/// claims on node names (session advisory locks, which the server releases when the session
+/// ends, a dead process's included).
 ///
 /// Notifications are a wake-up, not a record: one sent while the connection was down is lost.
 /// So a wait also looks at the log now and then (``PostgresLogEngine``), and every change of the
@@ -14,7 +17,9 @@ import Synchronization
 /// at once; when that fails, the engine's operations fail at once too (``ready(_:endpoint:)``),
 /// and the next attempt comes after a pause of 50 ms, doubling up to 1 s, on the
 /// configuration's clock, or as soon as an operation asks for one. When the connection is back
-/// after a failed attempt, `recovered` runs (the engine renews its pool).
+/// after a failed attempt, `recovered` runs (the engine renews its pool). Each time it opens, it
+/// takes the claims it held again; a claim another session took meanwhile is lost
+/// (``isLost(_:of:)``).
 final class LogListener: Sendable {
   /// Where the listening connection stands.
   private enum Phase {
@@ -44,6 +49,11 @@ final class LogListener: Sendable {
     var watchers = 0
   }
 
+  private struct Claim: Hashable {
+    var node: String
+    var lane: String
+  }
+
   private struct Waiter {
     var lane: String
     var continuation: CheckedContinuation<Void, Never>
@@ -66,6 +76,12 @@ final class LogListener: Sendable {
     var wasDown = false
     /// The log's tables exist: the first connection made them (``LogSchema/setUp``).
     var hasSchema = false
+    /// The open connection, while it listens.
+    var connection: PostgresConnection?
+    /// The node names this engine holds, and those another session took while the connection
+    /// was down.
+    var claims: Set<Claim> = []
+    var lost: Set<Claim> = []
   }
 
   private let configuration: PostgresLogEngine.Configuration
@@ -176,6 +192,106 @@ final class LogListener: Sendable {
     }
   }
 
+  /// Claims `node` in `lane` for the connection's session, until ``release(_:of:)`` or the
+  /// session's end.
+  ///
+  /// - Throws: `SharedLogError` (`.nodeInUse`) when this engine or another session holds it;
+  ///   ``PostgresLogError`` when the server cannot be reached.
+  func claim(_ node: String, of lane: String, operation: String, endpoint: String) async throws {
+    let claim = Claim(node: node, lane: lane)
+    while true {
+      _ = try await ready(operation, endpoint: endpoint)
+      let connection = state.withLock { state -> PostgresConnection? in
+        state.claims.contains(claim) ? nil : state.connection
+      }
+      guard let connection else {
+        if state.withLock({ $0.claims.contains(claim) }) {
+          throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+        }
+        continue  // The connection went between the two looks: wait for the next one.
+      }
+      let taken: Bool
+      do {
+        taken = try await Self.take(claim, on: connection, logger: configuration.logger)
+      } catch {
+        throw PostgresLogError(error, operation: operation, endpoint: endpoint)
+      }
+      guard taken else {
+        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+      }
+      let isFresh = state.withLock { state in
+        state.lost.remove(claim)
+        return state.claims.insert(claim).inserted
+      }
+      guard isFresh else {
+        // Another node of this engine took the name meanwhile, on the same session.
+        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+      }
+      return
+    }
+  }
+
+  /// Gives `node`'s claim in `lane` back; nothing when the engine does not hold it.
+  func release(_ node: String, of lane: String) async {
+    let claim = Claim(node: node, lane: lane)
+    let connection = state.withLock { state -> PostgresConnection? in
+      state.lost.remove(claim)
+      return state.claims.remove(claim) == nil ? nil : state.connection
+    }
+    guard let connection else { return }
+    _ = try? await connection.query(
+      LogSchema.release(node, of: lane), logger: configuration.logger)
+  }
+
+  /// Gives every claim back at once, before the engine closes: the server would release them
+  /// only once it saw the session end.
+  func releaseAll() async {
+    let connection = state.withLock { state -> PostgresConnection? in
+      defer {
+        state.claims.removeAll()
+        state.lost.removeAll()
+      }
+      return state.claims.isEmpty ? nil : state.connection
+    }
+    guard let connection else { return }
+    _ = try? await connection.query(
+      "SELECT pg_advisory_unlock_all()", logger: configuration.logger)
+  }
+
+  /// Whether the engine held `node` in `lane` and lost it to another session while its
+  /// connection was down.
+  func isLost(_ node: String, of lane: String) -> Bool {
+    state.withLock { $0.lost.contains(Claim(node: node, lane: lane)) }
+  }
+
+  /// Takes `claim` on `connection`: whether it was free.
+  private static func take(
+    _ claim: Claim, on connection: PostgresConnection, logger: Logger
+  ) async throws -> Bool {
+    var taken = false
+    for try await row in try await connection.query(
+      LogSchema.claim(claim.node, of: claim.lane), logger: logger)
+    {
+      taken = try row.decode(Bool.self)
+    }
+    return taken
+  }
+
+  /// Takes the claims the engine holds again, on a new connection; those another session took
+  /// meanwhile are lost.
+  private func retake(on connection: PostgresConnection) async throws {
+    let claims = state.withLock { $0.claims }
+    for claim in claims {
+      if try await Self.take(claim, on: connection, logger: configuration.logger) { continue }
+      configuration.logger.error(
+        "sluice: another node took this node's name while the server was away",
+        metadata: ["node": "\(claim.node)", "lane": "\(claim.lane)"])
+      state.withLock { state in
+        if state.claims.remove(claim) != nil { state.lost.insert(claim) }
+      }
+    }
+  }
+
   /// Closes the connection for good and wakes every wait.
   func stop() {
     let loop = state.withLock { state in
@@ -235,6 +351,7 @@ final class LogListener: Sendable {
       if let phase {
         if case .stopped = state.phase { return [Waiter]() }
         state.phase = phase
+        if case .up = phase {} else { state.connection = nil }
       }
       guard let lane else {
         state.epoch &+= 1
@@ -279,6 +396,8 @@ final class LogListener: Sendable {
       do {
         try await withTaskCancellationHandler {
           try await connection.listen(on: LogSchema.channel) { notifications in
+            try await retake(on: connection)
+            state.withLock { $0.connection = connection }
             let isRecovery = state.withLock { state in
               defer { state.wasDown = false }
               return state.wasDown
@@ -289,7 +408,7 @@ final class LogListener: Sendable {
             }
             wake(nil, phase: .up)
             pause = Self.firstPause
-            for try await _ in notifications { wake(LogSchema.defaultLane) }
+            for try await notification in notifications { wake(notification.payload) }
           }
         } onCancel: {
           Self.closeNow(connection)

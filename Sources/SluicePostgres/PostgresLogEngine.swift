@@ -15,9 +15,9 @@ import Synchronization
 ///
 /// ```swift
 /// let log = try PostgresLogEngine(url: "postgres://lane@db.internal/orders")
-/// let numbers = try await log.append([record])
-/// try await log.waitForEntries(after: lastSeen, timeout: .seconds(30))
-/// let entries = try await log.entries(after: lastSeen, limit: 500)
+/// let numbers = try await log.append([record], to: "orders")
+/// try await log.waitForEntries(of: "orders", after: lastSeen, timeout: .seconds(30))
+/// let entries = try await log.entries(of: "orders", after: lastSeen, limit: 500)
 /// await log.close()
 /// ```
 ///
@@ -33,7 +33,7 @@ import Synchronization
 /// or two.
 ///
 /// The engine keeps the shared lane's snapshots too, in the same database
-/// (``latestSnapshot()``, ``snapshot(at:)``, ``saveSnapshot(_:)``).
+/// (``latestSnapshot(of:)``, ``snapshot(of:at:)``, ``saveSnapshot(_:to:)``).
 ///
 /// A node that vanishes in the middle of an append holds nothing: the append is one statement,
 /// which the server runs to its end or rolls back. The sessions also set
@@ -46,7 +46,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   private let pool: LogPool
   private let listener: LogListener
 
-  /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)`` while
+  /// The longest pause between two looks at the log in ``waitForEntries(of:after:timeout:)`` while
   /// the listening connection is down.
   static var longestPoll: Duration { .milliseconds(50) }
   /// The longest pause between two looks at the log while notifications arrive: a safety net
@@ -86,37 +86,54 @@ public final class PostgresLogEngine: SharedLogEngine {
     listener.stop()
   }
 
-  /// Closes the engine's connections; later operations throw ``PostgresLogError`` with kind
-  /// ``PostgresLogError/Kind/closed``, and waits in progress return.
+  /// Gives back the node names the engine claimed and closes its connections; later operations
+  /// throw ``PostgresLogError`` with kind ``PostgresLogError/Kind/closed``, and waits in
+  /// progress return.
   public func close() async {
+    await listener.releaseAll()
     listener.stop()
     await pool.close()
   }
 
-  /// Appends `records` in one batch and returns their sequence numbers, in order.
+  /// Appends `records` to `lane` in one batch and returns their sequence numbers, in order.
   ///
-  /// New records are numbered right after the log's last entry, in the batch's order; a record
-  /// whose origin and origin sequence are already in the log, or earlier in the batch, gets
-  /// that entry's number and is not added again.
+  /// New records are numbered right after the lane's last entry, in the batch's order; a record
+  /// whose origin and origin sequence are already in the lane with the same name and payload,
+  /// or earlier in the batch, gets that entry's number and is not added again.
   ///
-  /// - Parameter records: The batch.
-  /// - Returns: Each record's number in the log.
+  /// - Parameters:
+  ///   - records: The batch.
+  ///   - lane: The lane's name.
+  /// - Returns: Each record's number in the lane.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time (the batch may then have been appended: appending it again returns its numbers),
-  ///   or `SharedLogError` (`.numberOutOfRange`) for an origin
-  ///   sequence larger than `Int64.max`, and nothing is appended.
+  ///   time (the batch may then have been appended: appending it again returns its numbers);
+  ///   `SharedLogError` for an origin sequence larger than `Int64.max`
+  ///   (`.numberOutOfRange`), an origin sequence in the lane with another name or payload
+  ///   (`.originConflict`), a record whose origin is a node name this engine claimed and another
+  ///   session took while the server was away (`.nodeInUse`), or a lane name that is empty or
+  ///   longer than 200 bytes (`.invalidLaneName`); nothing is appended then.
   /// - Complexity: One round trip to the server.
-  public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
-    guard !records.isEmpty else { return [] }
+  public func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     let operation = "append to the shared log"
+    try Self.check(lane, operation)
+    guard !records.isEmpty else { return [] }
     let originSequences = try records.map { try Self.column($0.originSequence) }
     let query = LogSchema.append(
-      origins: records.map(\.origin), originSequences: originSequences,
+      to: lane, origins: records.map(\.origin), originSequences: originSequences,
       names: records.map(\.name), payloads: records.map { ByteBuffer(bytes: $0.payload) })
-    let stored = try await run(operation) { connection in
+    let stored = try await run(operation) { [listener] connection in
+      // Checked once the listening connection is up: it takes the claims again as it opens.
+      if let lost = records.first(where: { listener.isLost($0.origin, of: lane) }) {
+        throw SharedLogError(.nodeInUse(node: lost.origin, lane: lane), operation: operation)
+      }
       var numbers: [Int64]?
-      for try await row in try await connection.query(query, logger: self.configuration.logger) {
-        numbers = try row.decode([Int64]?.self)
+      do {
+        for try await row in try await connection.query(query, logger: self.configuration.logger) {
+          numbers = try row.decode([Int64]?.self)
+        }
+      } catch let error as PSQLError where error.serverInfo?[.sqlState] == LogSchema.originConflict
+      {
+        throw try self.originConflict(error, records, operation)
       }
       return numbers
     }
@@ -126,14 +143,18 @@ public final class PostgresLogEngine: SharedLogEngine {
     return try stored.map { try number($0, operation) }
   }
 
-  /// The entries after `sequence`, in order, at most `limit` of them.
+  /// The entries of `lane` after `sequence`, in order, at most `limit` of them.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
-  public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
-    guard limit > 0 else { return [] }
+  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max` or an invalid lane
+  ///   name.
+  public func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
+    -> [SharedLogEntry]
+  {
     let operation = "read the shared log"
-    let query = LogSchema.entries(after: try Self.column(sequence), limit: Int64(limit))
+    try Self.check(lane, operation)
+    guard limit > 0 else { return [] }
+    let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
       var rows: [(Int64, String, Int64, String, Data)] = []
       let result = try await connection.query(query, logger: self.configuration.logger)
@@ -151,51 +172,125 @@ public final class PostgresLogEngine: SharedLogEngine {
     }
   }
 
-  /// The number of the last entry, 0 for an empty log.
+  /// The number of `lane`'s last entry, 0 for a lane with none.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time.
-  public func head() async throws -> UInt64 {
+  ///   time, or `SharedLogError` for an invalid lane name.
+  public func head(of lane: String) async throws -> UInt64 {
     let operation = "read the shared log"
+    try Self.check(lane, operation)
+    let query = LogSchema.head(of: lane)
     let head = try await run(operation) { connection in
-      var head: Int64?
-      for try await row in try await connection.query(
-        LogSchema.head, logger: self.configuration.logger)
-      {
+      var head: Int64 = 0
+      for try await row in try await connection.query(query, logger: self.configuration.logger) {
         head = try row.decode(Int64.self)
       }
       return head
     }
-    guard let head else { throw unexpected(operation, "the head row is missing") }
     return try number(head, operation)
   }
 
-  /// Returns once the log has an entry after `sequence`, or after `timeout`, whichever comes
+  /// Returns once `lane` has an entry after `sequence`, or after `timeout`, whichever comes
   /// first, without spinning.
   ///
   /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on the engine's
-  /// listening connection), so an append by another node wakes it within a round trip.
-  /// Notifications are not durable, so it also looks at the log's head, pausing 1 ms, then twice
-  /// as long each time, up to 50 ms while the listening connection is down and 250 ms while it
-  /// is up; it looks at once when that connection is lost or back. The timeout and the pauses
-  /// follow ``Configuration/clock``.
+  /// one listening connection, each naming its lane), so an append by another node wakes it
+  /// within a round trip, and appends to other lanes do not. Notifications are not durable, so
+  /// it also looks at the lane's head, pausing 1 ms, then twice as long each time, up to 50 ms
+  /// while the listening connection is down and 250 ms while it is up; it looks at once when
+  /// that connection is lost or back. The timeout and the pauses follow
+  /// ``Configuration/clock``.
   ///
-  /// - Throws: ``PostgresLogError`` when the server cannot be reached, or `CancellationError`
-  ///   when the task is cancelled.
-  public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
-    let lane = LogSchema.defaultLane
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLogError` for an
+  ///   invalid lane name, or `CancellationError` when the task is cancelled.
+  public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
+    async throws
+  {
+    try Self.check(lane, "wait for the shared log")
     let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
     listener.watch(lane)
     defer { listener.unwatch(lane) }
     while true {
       let token = listener.observe(lane)
-      if try await head() > sequence { return }
+      if try await head(of: lane) > sequence { return }
       let remaining = deadline.remaining()
       guard remaining > .zero else { return }
       await listener.wait(after: token, lane: lane, atMost: min(pause, remaining))
       try Task.checkCancellation()
       pause = min(pause * 2, token.isListening ? Self.longestPollWhileListening : Self.longestPoll)
+    }
+  }
+
+  /// Claims `node` in `lane` for this engine until ``releaseNode(_:of:)``, the engine's close
+  /// or its process's death: a session advisory lock on the listening connection, which the
+  /// server releases when the session ends.
+  ///
+  /// When the listening connection is lost and opened again, the engine takes its claims
+  /// again; when another node took one meanwhile, that node's appends throw
+  /// `SharedLogError` (`.nodeInUse`).
+  ///
+  /// - Throws: `SharedLogError` (`.nodeInUse`) while a live node, of this engine or another,
+  ///   holds the name; ``PostgresLogError`` when the server cannot be reached.
+  public func claimNode(_ node: String, of lane: String) async throws {
+    let operation = "claim a node name"
+    try Self.check(lane, operation)
+    let endpoint = configuration.endpoint
+    try await withDeadline(operation) { [listener] in
+      try await listener.claim(node, of: lane, operation: operation, endpoint: endpoint)
+    }
+  }
+
+  /// Gives back the claim ``claimNode(_:of:)`` took; nothing when the engine does not hold it.
+  public func releaseNode(_ node: String, of lane: String) async {
+    await listener.release(node, of: lane)
+  }
+
+  /// Throws `SharedLogError` (`.invalidLaneName`) for a lane name that is empty or longer than
+  /// 200 UTF-8 bytes.
+  static func check(_ lane: String, _ operation: String) throws {
+    try SharedLogError.check(lane: lane, operation)
+  }
+
+  /// The `originConflict` error for the server's `error`, whose detail is the record's place in
+  /// the batch (from 1) and the entry's number.
+  private func originConflict(
+    _ error: PSQLError, _ records: [SharedLogRecord], _ operation: String
+  ) throws -> SharedLogError {
+    let parts = (error.serverInfo?[.detail] ?? "").split(separator: " ")
+    guard parts.count == 2, let place = Int(parts[0]), records.indices.contains(place - 1),
+      let sequence = UInt64(parts[1])
+    else {
+      throw unexpected(operation, "an origin conflict without its record and entry")
+    }
+    let record = records[place - 1]
+    return SharedLogError(
+      .originConflict(
+        origin: record.origin, originSequence: record.originSequence, sequence: sequence),
+      operation: operation)
+  }
+
+  /// Runs `body` within the engine's timeout, on its clock.
+  private func withDeadline(
+    _ operation: String, _ body: @escaping @Sendable () async throws -> Void
+  ) async throws {
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
+    let isDone = try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await body()
+        return true
+      }
+      group.addTask {
+        try await deadline.sleep()
+        return false
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? false
+    }
+    guard isDone else {
+      throw PostgresLogError(
+        .timedOut, operation: operation, endpoint: configuration.endpoint,
+        detail: "no answer within \(configuration.timeout)")
     }
   }
 
@@ -212,6 +307,8 @@ public final class PostgresLogEngine: SharedLogEngine {
         return try await bounded(operation, until: deadline, body)
       } catch let error as PostgresLogError {
         failure = error
+      } catch let error as SharedLogError {
+        throw error
       } catch is CancellationError {
         throw CancellationError()
       } catch {
