@@ -54,6 +54,12 @@ final class LogListener: Sendable {
     var lane: String
   }
 
+  /// A session of the listening connection, as the server names it.
+  private struct Session {
+    var pid: Int32
+    var start: String
+  }
+
   private struct Waiter {
     var lane: String
     var continuation: CheckedContinuation<Void, Never>
@@ -82,6 +88,8 @@ final class LogListener: Sendable {
     /// was down.
     var claims: Set<Claim> = []
     var lost: Set<Claim> = []
+    /// The session of the last connection that opened.
+    var session: Session?
   }
 
   private let configuration: PostgresLogEngine.Configuration
@@ -212,7 +220,8 @@ final class LogListener: Sendable {
       }
       let taken: Bool
       do {
-        taken = try await Self.take(claim, on: connection, logger: configuration.logger)
+        taken = try await Self.take(
+          LogSchema.claim(node, of: lane), on: connection, logger: configuration.logger)
       } catch {
         throw PostgresLogError(error, operation: operation, endpoint: endpoint)
       }
@@ -264,26 +273,47 @@ final class LogListener: Sendable {
     state.withLock { $0.lost.contains(Claim(node: node, lane: lane)) }
   }
 
-  /// Takes `claim` on `connection`: whether it was free.
+  /// Takes a claim on `connection` with `query` (``LogSchema/claim(_:of:)``): whether it did.
   private static func take(
-    _ claim: Claim, on connection: PostgresConnection, logger: Logger
+    _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
   ) async throws -> Bool {
     var taken = false
-    for try await row in try await connection.query(
-      LogSchema.claim(claim.node, of: claim.lane), logger: logger)
-    {
+    for try await row in try await connection.query(query, logger: logger) {
       taken = try row.decode(Bool.self)
     }
     return taken
   }
 
   /// Takes the claims the engine holds again, on a new connection; those another session took
-  /// meanwhile are lost.
+  /// meanwhile are lost. A claim the engine's previous session still holds (the server has not
+  /// seen it end yet: a terminated session still exiting, a connection the network cut) is
+  /// taken over: that session is ended, and the claim waited for (at most `lock_timeout`).
   private func retake(on connection: PostgresConnection) async throws {
-    let claims = state.withLock { $0.claims }
+    let logger = configuration.logger
+    var current: Session?
+    for try await (pid, start) in try await connection.query(LogSchema.session, logger: logger)
+      .decode((Int32, String).self)
+    {
+      current = Session(pid: pid, start: start)
+    }
+    let (claims, previous) = state.withLock { state in
+      defer { state.session = current }
+      return (state.claims, state.session)
+    }
     for claim in claims {
-      if try await Self.take(claim, on: connection, logger: configuration.logger) { continue }
-      configuration.logger.error(
+      let (node, lane) = (claim.node, claim.lane)
+      if try await Self.take(LogSchema.claim(node, of: lane), on: connection, logger: logger) {
+        continue
+      }
+      if let previous {
+        let query = LogSchema.claim(node, of: lane, from: previous.pid, started: previous.start)
+        do {
+          if try await Self.take(query, on: connection, logger: logger) { continue }
+        } catch let error as PSQLError where error.code == .server {
+          // Refused (`lock_timeout`, no right to end the session): lost.
+        }
+      }
+      logger.error(
         "sluice: another node took this node's name while the server was away",
         metadata: ["node": "\(claim.node)", "lane": "\(claim.lane)"])
       state.withLock { state in

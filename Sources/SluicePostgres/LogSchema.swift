@@ -227,6 +227,25 @@ enum LogSchema {
     "SELECT pg_try_advisory_lock(hashtextextended(\(claimKey(node, lane)), 0))"
   }
 
+  /// The session's process and start, which name it on the server; one row.
+  static let session: PostgresQuery = """
+    SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()
+    """
+
+  /// Ends the session `pid` that started at `start`, when the server still runs it, and waits
+  /// (at most `lock_timeout`) for `node`'s claim in `lane`, which that session held: one row,
+  /// `true`, when the session was there and the claim is taken; no row otherwise.
+  static func claim(
+    _ node: String, of lane: String, from pid: Int32, started start: String
+  ) -> PostgresQuery {
+    """
+    SELECT CASE WHEN pg_terminate_backend(pid) \
+    THEN pg_advisory_lock(hashtextextended(\(claimKey(node, lane)), 0))::text IS NOT NULL \
+    ELSE false END \
+    FROM pg_stat_activity WHERE pid = \(pid) AND backend_start::text = \(start)
+    """
+  }
+
   /// Gives `node`'s claim in `lane` back.
   static func release(_ node: String, of lane: String) -> PostgresQuery {
     "SELECT pg_advisory_unlock(hashtextextended(\(claimKey(node, lane)), 0))"

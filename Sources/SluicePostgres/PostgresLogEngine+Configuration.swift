@@ -41,7 +41,9 @@ extension PostgresLogEngine {
     public var clock: any Clock<Duration>
     /// Where the engine and PostgresNIO report what happens beside the operations' results: the
     /// listening connection lost and back, connections that fail. A `Logger` labelled
-    /// `sluice.postgres` by default, which writes where the app's logging system does.
+    /// `sluice.postgres` at level `warning` by default, which writes where the app's logging
+    /// system does: the connection attempts of an outage, logged at `info` and `notice`, do not
+    /// flood it; pass a logger of the app's at a lower level to see them.
     public var logger: Logger
 
     /// How the connections use TLS, as libpq's `sslmode` names the choices.
@@ -89,7 +91,11 @@ extension PostgresLogEngine {
       host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
       tls: TLS = .prefer, timeout: Duration = .seconds(10), applicationName: String = "sluice",
       clock: any Clock<Duration> = ContinuousClock(),
-      logger: Logger = Logger(label: "sluice.postgres")
+      logger: Logger = {
+        var logger = Logger(label: "sluice.postgres")
+        logger.logLevel = .warning
+        return logger
+      }()
     ) {
       self.host = host
       self.port = port

@@ -24,6 +24,13 @@ import Testing
     #expect(short.applicationName == "sluice")
   }
 
+  /// By default the engine logs warnings and errors only: an outage's connection attempts
+  /// (PostgresNIO's "Connection creation failed", at `info`) do not flood a node's stderr.
+  @Test func theDefaultLoggerIsQuietDuringAnOutage() throws {
+    let configuration = try PostgresLogEngine.Configuration(url: "postgres://lane@db/orders")
+    #expect(configuration.logger.logLevel == .warning)
+  }
+
   @Test(arguments: [
     ("disable", PostgresLogEngine.Configuration.TLS.disable), ("prefer", .prefer),
     ("require", .require), ("verify-ca", .verifyCA(rootCertificates: nil)),

@@ -147,6 +147,35 @@ struct PostgresLogEngineLaneTests {
     await taker.close()
   }
 
+  /// A node whose connections the network dropped connects again while the server still runs
+  /// its old session, which holds the node's name (in the chaos test, a session terminated on
+  /// the server and still exiting): the engine ends that session and keeps its name, instead of
+  /// taking it for another node's and refusing every append (`nodeInUse`) from then on.
+  @Test func aNameTheEnginesOldSessionStillHoldsIsTakenBack() async throws {
+    let server = try PostgresServer.required
+    var configuration = try await server.makeDatabase()
+    let proxy = try await CuttableProxy(to: configuration.port)
+    configuration.port = proxy.port
+    let node = PostgresLogEngine(configuration: configuration)
+    try await node.claimNode("n", of: "lane")
+    #expect(try await node.append([Self.record("n", 1)], to: "lane") == [1])
+    await proxy.cut()
+    // The appends come once the listening connection is back, its claim retaken.
+    for number: UInt64 in 2...20 {
+      #expect(try await node.append([Self.record("n", number)], to: "lane") == [number])
+    }
+    let other = PostgresLogEngine(
+      configuration: server.configuration(database: configuration.database))
+    await #expect(
+      throws: SharedLogError(.nodeInUse(node: "n", lane: "lane"), operation: "claim a node name")
+    ) {
+      try await other.claimNode("n", of: "lane")
+    }
+    await other.close()
+    await node.close()
+    await proxy.close()
+  }
+
   /// A database of one lane, as an earlier engine made it, becomes the lane named by default:
   /// its entries, head and snapshots; the other lanes start empty.
   @Test func aLogOfOneLaneBecomesTheDefaultLane() async throws {
