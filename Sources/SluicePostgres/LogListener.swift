@@ -479,7 +479,7 @@ final class LogListener: Sendable {
 
   /// Closes `connection` without waiting, keeping it alive until its channel is closed
   /// (PostgresNIO requires that a connection is closed before it is released).
-  private static func closeNow(_ connection: PostgresConnection) {
+  static func closeNow(_ connection: PostgresConnection) {
     let closing: EventLoopFuture<Void> = connection.close()
     closing.whenComplete { _ in withExtendedLifetime(connection) {} }
   }

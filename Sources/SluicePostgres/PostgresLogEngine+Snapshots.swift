@@ -26,7 +26,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   snapshot.
   /// - Complexity: One round trip to the server.
   public func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
-    try Self.check(lane, Self.reading)
+    try SharedLogError.check(lane: lane, Self.reading)
     return try await readSnapshot(LogSchema.latestSnapshot(of: lane))
   }
 
@@ -40,7 +40,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
   /// - Complexity: One round trip to the server.
   public func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
-    try Self.check(lane, Self.reading)
+    try SharedLogError.check(lane: lane, Self.reading)
     return try await readSnapshot(LogSchema.snapshot(of: lane, at: try Self.column(sequence)))
   }
 
@@ -57,7 +57,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   larger than `Int64.max`; nothing is saved then.
   /// - Complexity: One round trip to the server.
   public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
-    try Self.check(lane, "save a snapshot of the shared lane")
+    try SharedLogError.check(lane: lane, "save a snapshot of the shared lane")
     let query = LogSchema.saveSnapshot(
       to: lane, sequence: try Self.column(snapshot.sequence),
       hash: Int64(bitPattern: snapshot.hash),

@@ -115,7 +115,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// - Complexity: One round trip to the server.
   public func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     let operation = "append to the shared log"
-    try Self.check(lane, operation)
+    try SharedLogError.check(lane: lane, operation)
     guard !records.isEmpty else { return [] }
     let originSequences = try records.map { try Self.column($0.originSequence) }
     let query = LogSchema.append(
@@ -152,7 +152,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     -> [SharedLogEntry]
   {
     let operation = "read the shared log"
-    try Self.check(lane, operation)
+    try SharedLogError.check(lane: lane, operation)
     guard limit > 0 else { return [] }
     let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
@@ -178,7 +178,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///   time, or `SharedLogError` for an invalid lane name.
   public func head(of lane: String) async throws -> UInt64 {
     let operation = "read the shared log"
-    try Self.check(lane, operation)
+    try SharedLogError.check(lane: lane, operation)
     let query = LogSchema.head(of: lane)
     let head = try await run(operation) { connection in
       var head: Int64 = 0
@@ -206,7 +206,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
     async throws
   {
-    try Self.check(lane, "wait for the shared log")
+    try SharedLogError.check(lane: lane, "wait for the shared log")
     let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
     listener.watch(lane)
@@ -234,7 +234,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///   holds the name; ``PostgresLogError`` when the server cannot be reached.
   public func claimNode(_ node: String, of lane: String) async throws {
     let operation = "claim a node name"
-    try Self.check(lane, operation)
+    try SharedLogError.check(lane: lane, operation)
     let endpoint = configuration.endpoint
     try await withDeadline(operation) { [listener] in
       try await listener.claim(node, of: lane, operation: operation, endpoint: endpoint)
@@ -244,12 +244,6 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// Gives back the claim ``claimNode(_:of:)`` took; nothing when the engine does not hold it.
   public func releaseNode(_ node: String, of lane: String) async {
     await listener.release(node, of: lane)
-  }
-
-  /// Throws `SharedLogError` (`.invalidLaneName`) for a lane name that is empty or longer than
-  /// 200 UTF-8 bytes.
-  static func check(_ lane: String, _ operation: String) throws {
-    try SharedLogError.check(lane: lane, operation)
   }
 
   /// The `originConflict` error for the server's `error`, whose detail is the record's place in
@@ -421,7 +415,7 @@ private final class HeldConnection: Sendable {
       state = .holding(connection)
       return false
     }
-    if isClosed { Self.close(connection) }
+    if isClosed { LogListener.closeNow(connection) }
   }
 
   func release() {
@@ -438,12 +432,7 @@ private final class HeldConnection: Sendable {
       if case .holding(let connection) = state { return connection }
       return nil
     }
-    if let held { Self.close(held) }
-  }
-
-  private static func close(_ connection: PostgresConnection) {
-    let closing: EventLoopFuture<Void> = connection.close()
-    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+    if let held { LogListener.closeNow(held) }
   }
 }
 
