@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 extension PostgresLogEngine {
@@ -21,8 +22,9 @@ extension PostgresLogEngine {
     public var password: String?
     /// The database that holds the log's tables.
     public var database: String
-    /// Whether the connections use TLS (PostgresNIO's mode and `NIOSSLContext`).
-    public var tls: PostgresConnection.Configuration.TLS
+    /// Whether the connections use TLS, and what they check of the server's certificate:
+    /// ``TLS/prefer`` by default, as libpq.
+    public var tls: TLS
     /// The longest time an operation may take, connecting included; past it, the operation
     /// throws ``PostgresLogError/Kind/timedOut``.
     ///
@@ -37,6 +39,40 @@ extension PostgresLogEngine {
     /// The server's bounds (`statement_timeout`, `lock_timeout`) and the time allowed to
     /// connect follow the server's and the network's own clocks, not this one.
     public var clock: any Clock<Duration>
+    /// Where the engine and PostgresNIO report what happens beside the operations' results: the
+    /// listening connection lost and back, connections that fail. A `Logger` labelled
+    /// `sluice.postgres` at level `warning` by default, which writes where the app's logging
+    /// system does: the connection attempts of an outage, logged at `info` and `notice`, do not
+    /// flood it; pass a logger of the app's at a lower level to see them.
+    public var logger: Logger
+
+    /// How the connections use TLS, as libpq's `sslmode` names the choices.
+    ///
+    /// Only ``verifyCA(rootCertificates:)`` and ``verifyFull(rootCertificates:)`` check the
+    /// server's certificate: the others protect against a listener on the network, not against
+    /// a server that poses as the right one. Give `verifyFull` a host name, not an IP address:
+    /// the name is what it checks the certificate against.
+    public enum TLS: Sendable, Hashable {
+      /// Plain TCP (`sslmode=disable`).
+      case disable
+      /// TLS when the server offers it, plain TCP otherwise, no certificate check
+      /// (`sslmode=prefer`, the default).
+      case prefer
+      /// TLS or no connection, no certificate check (`sslmode=require`).
+      case require
+      /// TLS, with a certificate signed by a trusted authority, whatever name it bears
+      /// (`sslmode=verify-ca`).
+      ///
+      /// - Parameter rootCertificates: A PEM file of the authorities to trust
+      ///   (`sslrootcert`), or `nil` for the system's.
+      case verifyCA(rootCertificates: String?)
+      /// TLS, with a certificate signed by a trusted authority for the server's host name
+      /// (`sslmode=verify-full`).
+      ///
+      /// - Parameter rootCertificates: A PEM file of the authorities to trust
+      ///   (`sslrootcert`), or `nil` for the system's.
+      case verifyFull(rootCertificates: String?)
+    }
 
     /// Creates a configuration.
     ///
@@ -50,10 +86,16 @@ extension PostgresLogEngine {
     ///   - timeout: The longest time an operation may take.
     ///   - applicationName: The name the connections show in `pg_stat_activity`.
     ///   - clock: The clock the engine's deadlines and pauses follow.
+    ///   - logger: Where the engine reports what happens beside the operations' results.
     public init(
       host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
-      tls: PostgresConnection.Configuration.TLS = .disable, timeout: Duration = .seconds(10),
-      applicationName: String = "sluice", clock: any Clock<Duration> = ContinuousClock()
+      tls: TLS = .prefer, timeout: Duration = .seconds(10), applicationName: String = "sluice",
+      clock: any Clock<Duration> = ContinuousClock(),
+      logger: Logger = {
+        var logger = Logger(label: "sluice.postgres")
+        logger.logLevel = .warning
+        return logger
+      }()
     ) {
       self.host = host
       self.port = port
@@ -64,18 +106,20 @@ extension PostgresLogEngine {
       self.timeout = timeout
       self.applicationName = applicationName
       self.clock = clock
+      self.logger = logger
     }
 
     /// Reads a configuration from a `postgres://` (or `postgresql://`) URL.
     ///
     /// The URL names the user, the password (percent-encoded), the host, the port (5432 when
-    /// absent) and the database (the user's name when absent); `?sslmode=require` or
-    /// `?sslmode=prefer` turns TLS on with the system's trust roots, and
-    /// `?application_name=NAME` names the connections.
+    /// absent) and the database (the user's name when absent). As for libpq, `sslmode` is
+    /// `disable`, `prefer` (the default), `require`, `verify-ca` or `verify-full` (``TLS``),
+    /// and `sslrootcert=PATH` names the authorities the last two trust (the system's when
+    /// absent); `application_name=NAME` names the connections.
     ///
     /// ```swift
     /// let configuration = try PostgresLogEngine.Configuration(
-    ///   url: "postgres://lane:secret@db.internal:5432/orders?sslmode=require")
+    ///   url: "postgres://lane:secret@db.internal:5432/orders?sslmode=verify-full")
     /// ```
     ///
     /// - Parameter url: The server's address.
@@ -96,17 +140,17 @@ extension PostgresLogEngine {
       func parameter(_ name: String) -> String? {
         query.first { $0.name == name }?.value
       }
-      let tls: PostgresConnection.Configuration.TLS
-      switch parameter("sslmode") ?? "disable" {
+      let roots = parameter("sslrootcert")
+      let tls: TLS
+      switch parameter("sslmode") ?? "prefer" {
       case "disable": tls = .disable
-      case let mode where mode == "prefer" || mode == "require":
-        do {
-          let context = try NIOSSLContext(configuration: .makeClientConfiguration())
-          tls = mode == "prefer" ? .prefer(context) : .require(context)
-        } catch {
-          throw invalid("TLS is not available: \(error)")
-        }
-      case let mode: throw invalid("unknown sslmode \(mode): use disable, prefer or require")
+      case "prefer": tls = .prefer
+      case "require": tls = .require
+      case "verify-ca": tls = .verifyCA(rootCertificates: roots)
+      case "verify-full": tls = .verifyFull(rootCertificates: roots)
+      case let mode:
+        throw invalid(
+          "unknown sslmode \(mode): use disable, prefer, require, verify-ca or verify-full")
       }
       self.init(
         host: host, port: components.port ?? 5432, user: user,
@@ -117,14 +161,65 @@ extension PostgresLogEngine {
     /// The server, as errors name it: `host:port/database`.
     var endpoint: String { "\(host):\(port)/\(database)" }
 
-    /// PostgresNIO's configuration for one connection, with the session settings that let a
-    /// vanished node release what it holds.
+    /// PostgresNIO's configuration for the listening connection.
+    ///
+    /// - Throws: NIOSSL's error when the TLS context cannot be made (a root certificate file
+    ///   that cannot be read).
     var connection: PostgresConnection.Configuration {
-      var configuration = PostgresConnection.Configuration(
+      get throws {
+        let tls: PostgresConnection.Configuration.TLS =
+          switch (self.tls, tlsConfiguration) {
+          case (.disable, _), (_, nil): .disable
+          case (.prefer, let configuration?):
+            .prefer(try NIOSSLContext(configuration: configuration))
+          case (_, let configuration?): .require(try NIOSSLContext(configuration: configuration))
+          }
+        var connection = PostgresConnection.Configuration(
+          host: host, port: port, username: user, password: password, database: database, tls: tls)
+        connection.options.connectTimeout = .milliseconds(Self.milliseconds(timeout))
+        connection.options.additionalStartupParameters = sessionSettings
+        return connection
+      }
+    }
+
+    /// PostgresNIO's configuration for the pool of connections that append and read.
+    var client: PostgresClient.Configuration {
+      let tls: PostgresClient.Configuration.TLS =
+        switch (self.tls, tlsConfiguration) {
+        case (.disable, _), (_, nil): .disable
+        case (.prefer, let configuration?): .prefer(configuration)
+        case (_, let configuration?): .require(configuration)
+        }
+      var client = PostgresClient.Configuration(
         host: host, port: port, username: user, password: password, database: database, tls: tls)
+      client.options.connectTimeout = .milliseconds(Self.milliseconds(timeout))
+      client.options.additionalStartupParameters = sessionSettings
+      return client
+    }
+
+    /// NIOSSL's settings for ``tls``; `nil` for ``TLS/disable``.
+    private var tlsConfiguration: TLSConfiguration? {
+      var configuration = TLSConfiguration.makeClientConfiguration()
+      switch tls {
+      case .disable:
+        return nil
+      case .prefer, .require:
+        configuration.certificateVerification = .none
+      case .verifyCA(let roots):
+        configuration.certificateVerification = .noHostnameVerification
+        configuration.trustRoots = roots.map { .file($0) } ?? .default
+      case .verifyFull(let roots):
+        configuration.certificateVerification = .fullVerification
+        configuration.trustRoots = roots.map { .file($0) } ?? .default
+      }
+      return configuration
+    }
+
+    /// The session settings of every connection, which let a vanished node release what it
+    /// holds.
+    private var sessionSettings: [(String, String)] {
       let bound = Self.milliseconds(timeout)
-      configuration.options.connectTimeout = .milliseconds(bound)
-      configuration.options.additionalStartupParameters = [
+      return [
         ("application_name", applicationName),
         // The log's numbering relies on each statement seeing what was committed before it.
         ("default_transaction_isolation", "read committed"),
@@ -136,7 +231,6 @@ extension PostgresLogEngine {
         ("tcp_keepalives_interval", "5"),
         ("tcp_keepalives_count", "3"),
       ]
-      return configuration
     }
 
     /// `duration` in whole milliseconds, from 1 to the largest timeout the server takes

@@ -14,29 +14,34 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   /// The snapshot with the highest sequence number, if any.
   ///
   /// ```swift
-  /// if let snapshot = try await log.latestSnapshot() {
+  /// if let snapshot = try await log.latestSnapshot(of: "orders") {
   ///   print("states after entry \(snapshot.sequence), hash \(snapshot.hash)")
   /// }
   /// ```
   ///
-  /// - Returns: The newest snapshot, or `nil` when none was saved.
+  /// - Parameter lane: The lane's name.
+  /// - Returns: The newest snapshot of `lane`, or `nil` when none was saved.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time, or (``PostgresLogError/Kind/unexpectedResponse``) when the saved body is not a
   ///   snapshot.
   /// - Complexity: One round trip to the server.
-  public func latestSnapshot() async throws -> SharedSnapshot? {
-    try await readSnapshot(LogSchema.latestSnapshot)
+  public func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
+    try SharedLogError.check(lane: lane, Self.reading)
+    return try await readSnapshot(LogSchema.latestSnapshot(of: lane))
   }
 
   /// The snapshot after entry `sequence`, if one was saved.
   ///
-  /// - Parameter sequence: The entry the snapshot's states follow.
+  /// - Parameters:
+  ///   - lane: The lane's name.
+  ///   - sequence: The entry the snapshot's states follow.
   /// - Returns: The snapshot saved at `sequence`, or `nil`.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
   /// - Complexity: One round trip to the server.
-  public func snapshot(at sequence: UInt64) async throws -> SharedSnapshot? {
-    try await readSnapshot(LogSchema.snapshot(at: try Self.column(sequence)))
+  public func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
+    try SharedLogError.check(lane: lane, Self.reading)
+    return try await readSnapshot(LogSchema.snapshot(of: lane, at: try Self.column(sequence)))
   }
 
   /// Saves `snapshot`, unless one is saved at its sequence already: the first one stays, so
@@ -44,28 +49,32 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///
   /// Saving the same snapshot again (a retry after a lost answer) changes nothing.
   ///
-  /// - Parameter snapshot: The states after an entry, with their hash.
+  /// - Parameters:
+  ///   - snapshot: The states after an entry, with their hash.
+  ///   - lane: The lane's name.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, does not answer in time,
   ///   or has no snapshot table it lets the engine write, or `SharedLogError` for a sequence
   ///   larger than `Int64.max`; nothing is saved then.
   /// - Complexity: One round trip to the server.
-  public func saveSnapshot(_ snapshot: SharedSnapshot) async throws {
+  public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
+    try SharedLogError.check(lane: lane, "save a snapshot of the shared lane")
     let query = LogSchema.saveSnapshot(
-      sequence: try Self.column(snapshot.sequence), hash: Int64(bitPattern: snapshot.hash),
+      to: lane, sequence: try Self.column(snapshot.sequence),
+      hash: Int64(bitPattern: snapshot.hash),
       body: ByteBuffer(bytes: try JSONEncoder().encode(snapshot)))
     try await run("save a snapshot of the shared lane") { connection -> Void in
-      try await connection.query(query, logger: LogConnection.logger)
+      try await connection.query(query, logger: self.configuration.logger)
     }
   }
 
   /// The snapshot in the first row `query` returns, if any.
   private func readSnapshot(_ query: PostgresQuery) async throws -> SharedSnapshot? {
-    let operation = "read the shared lane's snapshots"
+    let operation = Self.reading
     let body: Data?
     do {
       body = try await run(operation) { connection in
         var body: Data?
-        for try await row in try await connection.query(query, logger: LogConnection.logger) {
+        for try await row in try await connection.query(query, logger: self.configuration.logger) {
           body = try row.decode(Data.self)
         }
         return body
@@ -80,6 +89,9 @@ extension PostgresLogEngine: SharedSnapshotEngine {
       throw unexpected(operation, "a saved snapshot does not decode: \(error)")
     }
   }
+
+  /// What reading a snapshot is called in errors.
+  private static var reading: String { "read the shared lane's snapshots" }
 
   /// The SQLSTATE of a statement on a table that does not exist.
   private static var undefinedTable: String { "42P01" }

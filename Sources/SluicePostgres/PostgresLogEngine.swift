@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import Sluice
+import Synchronization
 
 /// A shared log in a PostgreSQL database: nodes on several machines that use the same database
 /// share one lane's order through it.
@@ -14,34 +15,38 @@ import Sluice
 ///
 /// ```swift
 /// let log = try PostgresLogEngine(url: "postgres://lane@db.internal/orders")
-/// let numbers = try await log.append([record])
-/// try await log.waitForEntries(after: lastSeen, timeout: .seconds(30))
-/// let entries = try await log.entries(after: lastSeen, limit: 500)
+/// let numbers = try await log.append([record], to: "orders")
+/// try await log.waitForEntries(of: "orders", after: lastSeen, timeout: .seconds(30))
+/// let entries = try await log.entries(of: "orders", after: lastSeen, limit: 500)
 /// await log.close()
 /// ```
 ///
-/// The engine connects on first use, creates the tables when they are missing, and keeps one
-/// connection for appends and reads plus, once a node waits, one that listens for appends. Every
-/// operation is bounded by ``Configuration/timeout`` (on ``Configuration/clock``); an
-/// unreachable server, a lost connection or a slow answer is a thrown ``PostgresLogError``, and
-/// the next operation connects again. An operation that lost its connection is tried once more
-/// on a new one (for an append, that is safe: a record already in the log keeps its number).
+/// The engine connects on first use and creates the tables when they are missing. It keeps one
+/// connection that listens for appends (and tells whether the server is there), and a pool of
+/// connections for appends and reads (PostgresNIO's `PostgresClient`: opened on demand, closed
+/// after a minute idle). Every operation is bounded by ``Configuration/timeout`` (on
+/// ``Configuration/clock``); an unreachable server, a lost connection or a slow answer is a
+/// thrown ``PostgresLogError``, at once when the server refuses connections. An operation that
+/// lost its connection is tried once more on a new one (for an append, that is safe: a record
+/// already in the log keeps its number). When the server is back after an outage, the engine
+/// listens again and renews its pool at once, so appends and wake-ups resume within a round trip
+/// or two.
 ///
 /// The engine keeps the shared lane's snapshots too, in the same database
-/// (``latestSnapshot()``, ``snapshot(at:)``, ``saveSnapshot(_:)``).
+/// (``latestSnapshot(of:)``, ``snapshot(of:at:)``, ``saveSnapshot(_:to:)``).
 ///
 /// A node that vanishes in the middle of an append holds nothing: the append is one statement,
 /// which the server runs to its end or rolls back. The sessions also set
 /// `idle_in_transaction_session_timeout`, `statement_timeout`, `lock_timeout` and TCP
 /// keepalives.
 public final class PostgresLogEngine: SharedLogEngine {
-  // Sendable: immutable; `LogConnection` is an actor and `LogNotifications` is Sendable.
+  // Sendable: immutable; `LogPool` and `LogListener` are Sendable.
   /// Where the server is, and how long an operation may take.
   public let configuration: Configuration
-  private let connection: LogConnection
-  private let notifications: LogNotifications
+  private let pool: LogPool
+  private let listener: LogListener
 
-  /// The longest pause between two looks at the log in ``waitForEntries(after:timeout:)`` while
+  /// The longest pause between two looks at the log in ``waitForEntries(of:after:timeout:)`` while
   /// the listening connection is down.
   static var longestPoll: Duration { .milliseconds(50) }
   /// The longest pause between two looks at the log while notifications arrive: a safety net
@@ -55,9 +60,10 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///
   /// - Parameter configuration: Where the server is, and how long an operation may take.
   public init(configuration: Configuration) {
+    let pool = LogPool(configuration: configuration)
     self.configuration = configuration
-    self.connection = LogConnection(configuration: configuration)
-    self.notifications = LogNotifications(configuration: configuration)
+    self.pool = pool
+    self.listener = LogListener(configuration: configuration) { pool.renew() }
   }
 
   /// Creates an engine for the log at a `postgres://` URL.
@@ -77,40 +83,57 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 
   deinit {
-    notifications.stop()
+    listener.stop()
   }
 
-  /// Closes the engine's connections; later operations throw ``PostgresLogError`` with kind
-  /// ``PostgresLogError/Kind/closed``, and waits in progress return.
+  /// Gives back the node names the engine claimed and closes its connections; later operations
+  /// throw ``PostgresLogError`` with kind ``PostgresLogError/Kind/closed``, and waits in
+  /// progress return.
   public func close() async {
-    notifications.stop()
-    await connection.close()
+    await listener.releaseAll()
+    listener.stop()
+    await pool.close()
   }
 
-  /// Appends `records` in one batch and returns their sequence numbers, in order.
+  /// Appends `records` to `lane` in one batch and returns their sequence numbers, in order.
   ///
-  /// New records are numbered right after the log's last entry, in the batch's order; a record
-  /// whose origin and origin sequence are already in the log, or earlier in the batch, gets
-  /// that entry's number and is not added again.
+  /// New records are numbered right after the lane's last entry, in the batch's order; a record
+  /// whose origin and origin sequence are already in the lane with the same name and payload,
+  /// or earlier in the batch, gets that entry's number and is not added again.
   ///
-  /// - Parameter records: The batch.
-  /// - Returns: Each record's number in the log.
+  /// - Parameters:
+  ///   - records: The batch.
+  ///   - lane: The lane's name.
+  /// - Returns: Each record's number in the lane.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time (the batch may then have been appended: appending it again returns its numbers),
-  ///   or `SharedLogError` (`.numberOutOfRange`) for an origin
-  ///   sequence larger than `Int64.max`, and nothing is appended.
+  ///   time (the batch may then have been appended: appending it again returns its numbers);
+  ///   `SharedLogError` for an origin sequence larger than `Int64.max`
+  ///   (`.numberOutOfRange`), an origin sequence in the lane with another name or payload
+  ///   (`.originConflict`), a record whose origin is a node name this engine claimed and another
+  ///   session took while the server was away (`.nodeInUse`), or a lane name that is empty or
+  ///   longer than 200 bytes (`.invalidLaneName`); nothing is appended then.
   /// - Complexity: One round trip to the server.
-  public func append(_ records: [SharedLogRecord]) async throws -> [UInt64] {
-    guard !records.isEmpty else { return [] }
+  public func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     let operation = "append to the shared log"
+    try SharedLogError.check(lane: lane, operation)
+    guard !records.isEmpty else { return [] }
     let originSequences = try records.map { try Self.column($0.originSequence) }
     let query = LogSchema.append(
-      origins: records.map(\.origin), originSequences: originSequences,
+      to: lane, origins: records.map(\.origin), originSequences: originSequences,
       names: records.map(\.name), payloads: records.map { ByteBuffer(bytes: $0.payload) })
-    let stored = try await run(operation) { connection in
+    let stored = try await run(operation) { [listener] connection in
+      // Checked once the listening connection is up: it takes the claims again as it opens.
+      if let lost = records.first(where: { listener.isLost($0.origin, of: lane) }) {
+        throw SharedLogError(.nodeInUse(node: lost.origin, lane: lane), operation: operation)
+      }
       var numbers: [Int64]?
-      for try await row in try await connection.query(query, logger: LogConnection.logger) {
-        numbers = try row.decode([Int64]?.self)
+      do {
+        for try await row in try await connection.query(query, logger: self.configuration.logger) {
+          numbers = try row.decode([Int64]?.self)
+        }
+      } catch let error as PSQLError where error.serverInfo?[.sqlState] == LogSchema.originConflict
+      {
+        throw try self.originConflict(error, records, operation)
       }
       return numbers
     }
@@ -120,17 +143,21 @@ public final class PostgresLogEngine: SharedLogEngine {
     return try stored.map { try number($0, operation) }
   }
 
-  /// The entries after `sequence`, in order, at most `limit` of them.
+  /// The entries of `lane` after `sequence`, in order, at most `limit` of them.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
-  public func entries(after sequence: UInt64, limit: Int) async throws -> [SharedLogEntry] {
-    guard limit > 0 else { return [] }
+  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max` or an invalid lane
+  ///   name.
+  public func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
+    -> [SharedLogEntry]
+  {
     let operation = "read the shared log"
-    let query = LogSchema.entries(after: try Self.column(sequence), limit: Int64(limit))
+    try SharedLogError.check(lane: lane, operation)
+    guard limit > 0 else { return [] }
+    let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
       var rows: [(Int64, String, Int64, String, Data)] = []
-      let result = try await connection.query(query, logger: LogConnection.logger)
+      let result = try await connection.query(query, logger: self.configuration.logger)
       for try await row in result.decode((Int64, String, Int64, String, Data).self) {
         rows.append(row)
       }
@@ -145,51 +172,124 @@ public final class PostgresLogEngine: SharedLogEngine {
     }
   }
 
-  /// The number of the last entry, 0 for an empty log.
+  /// The number of `lane`'s last entry, 0 for a lane with none.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time.
-  public func head() async throws -> UInt64 {
+  ///   time, or `SharedLogError` for an invalid lane name.
+  public func head(of lane: String) async throws -> UInt64 {
     let operation = "read the shared log"
+    try SharedLogError.check(lane: lane, operation)
+    let query = LogSchema.head(of: lane)
     let head = try await run(operation) { connection in
-      var head: Int64?
-      for try await row in try await connection.query(LogSchema.head, logger: LogConnection.logger)
-      {
+      var head: Int64 = 0
+      for try await row in try await connection.query(query, logger: self.configuration.logger) {
         head = try row.decode(Int64.self)
       }
       return head
     }
-    guard let head else { throw unexpected(operation, "the head row is missing") }
     return try number(head, operation)
   }
 
-  /// Returns once the log has an entry after `sequence`, or after `timeout`, whichever comes
+  /// Returns once `lane` has an entry after `sequence`, or after `timeout`, whichever comes
   /// first, without spinning.
   ///
-  /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on a connection
-  /// of its own), so an append by another node wakes it within a round trip. Notifications are
-  /// not durable, so it also looks at the log's head, pausing 1 ms, then twice as long each time,
-  /// up to 50 ms while the listening connection is down and 250 ms while it is up. The timeout
-  /// and the pauses follow ``Configuration/clock``.
+  /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on the engine's
+  /// one listening connection, each naming its lane), so an append by another node wakes it
+  /// within a round trip, and appends to other lanes do not. Notifications are not durable, so
+  /// it also looks at the lane's head, pausing 1 ms, then twice as long each time, up to 50 ms
+  /// while the listening connection is down and 250 ms while it is up; it looks at once when
+  /// that connection is lost or back. The timeout and the pauses follow
+  /// ``Configuration/clock``.
   ///
-  /// - Throws: ``PostgresLogError`` when the server cannot be reached, or `CancellationError`
-  ///   when the task is cancelled.
-  public func waitForEntries(after sequence: UInt64, timeout: Duration) async throws {
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLogError` for an
+  ///   invalid lane name, or `CancellationError` when the task is cancelled.
+  public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
+    async throws
+  {
+    try SharedLogError.check(lane: lane, "wait for the shared log")
     let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
+    listener.watch(lane)
+    defer { listener.unwatch(lane) }
     while true {
-      let (generation, isListening) = notifications.observe()
-      if try await head() > sequence { return }
+      let token = listener.observe(lane)
+      if try await head(of: lane) > sequence { return }
       let remaining = deadline.remaining()
       guard remaining > .zero else { return }
-      await notifications.wait(after: generation, atMost: min(pause, remaining))
+      await listener.wait(after: token, lane: lane, atMost: min(pause, remaining))
       try Task.checkCancellation()
-      pause = min(pause * 2, isListening ? Self.longestPollWhileListening : Self.longestPoll)
+      pause = min(pause * 2, token.isListening ? Self.longestPollWhileListening : Self.longestPoll)
     }
   }
 
-  /// Runs `body` on the engine's connection within the timeout, trying once more on a new
-  /// connection when the first one was lost.
+  /// Claims `node` in `lane` for this engine until ``releaseNode(_:of:)``, the engine's close
+  /// or its process's death: a session advisory lock on the listening connection, which the
+  /// server releases when the session ends.
+  ///
+  /// When the listening connection is lost and opened again, the engine takes its claims
+  /// again; when another node took one meanwhile, that node's appends throw
+  /// `SharedLogError` (`.nodeInUse`).
+  ///
+  /// - Throws: `SharedLogError` (`.nodeInUse`) while a live node, of this engine or another,
+  ///   holds the name; ``PostgresLogError`` when the server cannot be reached.
+  public func claimNode(_ node: String, of lane: String) async throws {
+    let operation = "claim a node name"
+    try SharedLogError.check(lane: lane, operation)
+    let endpoint = configuration.endpoint
+    try await withDeadline(operation) { [listener] in
+      try await listener.claim(node, of: lane, operation: operation, endpoint: endpoint)
+    }
+  }
+
+  /// Gives back the claim ``claimNode(_:of:)`` took; nothing when the engine does not hold it.
+  public func releaseNode(_ node: String, of lane: String) async {
+    await listener.release(node, of: lane)
+  }
+
+  /// The `originConflict` error for the server's `error`, whose detail is the record's place in
+  /// the batch (from 1) and the entry's number.
+  private func originConflict(
+    _ error: PSQLError, _ records: [SharedLogRecord], _ operation: String
+  ) throws -> SharedLogError {
+    let parts = (error.serverInfo?[.detail] ?? "").split(separator: " ")
+    guard parts.count == 2, let place = Int(parts[0]), records.indices.contains(place - 1),
+      let sequence = UInt64(parts[1])
+    else {
+      throw unexpected(operation, "an origin conflict without its record and entry")
+    }
+    let record = records[place - 1]
+    return SharedLogError(
+      .originConflict(
+        origin: record.origin, originSequence: record.originSequence, sequence: sequence),
+      operation: operation)
+  }
+
+  /// Runs `body` within the engine's timeout, on its clock.
+  private func withDeadline(
+    _ operation: String, _ body: @escaping @Sendable () async throws -> Void
+  ) async throws {
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
+    let isDone = try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await body()
+        return true
+      }
+      group.addTask {
+        try await deadline.sleep()
+        return false
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? false
+    }
+    guard isDone else {
+      throw PostgresLogError(
+        .timedOut, operation: operation, endpoint: configuration.endpoint,
+        detail: "no answer within \(configuration.timeout)")
+    }
+  }
+
+  /// Runs `body` on a connection of the pool within the timeout, once the listening connection
+  /// is up, trying once more when the first attempt lost its connection.
   func run<Result: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
@@ -198,19 +298,11 @@ public final class PostgresLogEngine: SharedLogEngine {
     while true {
       let failure: PostgresLogError
       do {
-        return try await bounded(operation, until: deadline) { [connection] in
-          let current = try await connection.connection(for: operation)
-          do {
-            return try await body(current)
-          } catch {
-            if current.isClosed || PostgresLogError.losesConnection(error) {
-              await connection.discard(current)
-            }
-            throw error
-          }
-        }
+        return try await bounded(operation, until: deadline, body)
       } catch let error as PostgresLogError {
         failure = error
+      } catch let error as SharedLogError {
+        throw error
       } catch is CancellationError {
         throw CancellationError()
       } catch {
@@ -223,28 +315,62 @@ public final class PostgresLogEngine: SharedLogEngine {
     }
   }
 
-  /// Runs `body`, or throws ``PostgresLogError/Kind/timedOut`` at `deadline` after closing the
-  /// connection, which makes a statement still running on it fail at once.
+  /// How a bounded operation ended.
+  private enum Outcome<Result: Sendable>: Sendable {
+    case ready(UInt64)
+    case done(Result)
+    case late
+    case lost
+  }
+
+  /// Runs `body` once the listening connection is up. Throws ``PostgresLogError/Kind/timedOut``
+  /// at `deadline`, or ``PostgresLogError/Kind/unreachable`` when the listening connection is
+  /// lost and cannot be opened again meanwhile, after closing the connection `body` runs on,
+  /// which makes a statement still running on it fail at once.
   private func bounded<Result: Sendable>(
     _ operation: String, until deadline: Deadline,
-    _ body: @escaping @Sendable () async throws -> Result
+    _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask { try await body() }
+    let endpoint = configuration.endpoint
+    let held = HeldConnection()
+    let outcome = try await withThrowingTaskGroup(of: Outcome<Result>.self) {
+      group -> Outcome<Result>? in
+      group.addTask { [listener] in .ready(try await listener.ready(operation, endpoint: endpoint))
+      }
       group.addTask {
         try await deadline.sleep()
-        return nil
+        return .late
       }
       defer { group.cancelAll() }
-      if let first = try await group.next(), let result = first {
-        return result
+      guard case .ready(let attempt)? = try await group.next() else { return Outcome.late }
+      group.addTask { [listener] in
+        await listener.untilLost(after: attempt)
+        return .lost
       }
-      try Task.checkCancellation()
-      // The deadline passed first.
-      await connection.discardCurrent()
+      group.addTask { [pool] in
+        .done(
+          try await pool.withConnection(operation, endpoint: endpoint) { connection in
+            held.hold(connection)
+            defer { held.release() }
+            return try await body(connection)
+          })
+      }
+      let outcome = try await group.next()
+      // Before the group waits for the statement: closing its connection makes it fail now.
+      if case .done? = outcome {} else { held.close() }
+      return outcome
+    }
+    switch outcome {
+    case .done(let result)?:
+      return result
+    case .late?, .ready?:
       throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: configuration.endpoint,
+        .timedOut, operation: operation, endpoint: endpoint,
         detail: "no answer within \(configuration.timeout)")
+    case .lost?, nil:
+      throw PostgresLogError(
+        .unreachable, operation: operation, endpoint: endpoint,
+        detail: "the connection to the server was lost")
     }
   }
 
@@ -267,6 +393,46 @@ public final class PostgresLogEngine: SharedLogEngine {
   func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
     PostgresLogError(
       .unexpectedResponse, operation: operation, endpoint: configuration.endpoint, detail: detail)
+  }
+}
+
+/// The connection an operation runs on, for the engine to close when the operation runs out of
+/// time or loses the server.
+private final class HeldConnection: Sendable {
+  private enum State {
+    case empty
+    case holding(PostgresConnection)
+    /// Given up: a connection the operation gets from now on is closed at once.
+    case closed
+  }
+
+  private let state = Mutex(State.empty)
+
+  /// Holds `connection`, or closes it at once when ``close()`` came first.
+  func hold(_ connection: PostgresConnection) {
+    let isClosed = state.withLock { state in
+      if case .closed = state { return true }
+      state = .holding(connection)
+      return false
+    }
+    if isClosed { LogListener.closeNow(connection) }
+  }
+
+  func release() {
+    state.withLock { state in
+      if case .holding = state { state = .empty }
+    }
+  }
+
+  /// Closes the held connection, if any, and any the operation gets later: a statement running
+  /// on it fails at once, and the pool replaces it.
+  func close() {
+    let held = state.withLock { state -> PostgresConnection? in
+      defer { state = .closed }
+      if case .holding(let connection) = state { return connection }
+      return nil
+    }
+    if let held { LogListener.closeNow(held) }
   }
 }
 

@@ -24,12 +24,6 @@ extension PostgresLogError {
       sqlState: sqlState, detail: detail, underlying: error)
   }
 
-  /// Whether `error` leaves the connection unusable, so the next operation needs a new one.
-  static func losesConnection(_ error: any Error) -> Bool {
-    guard let error = error as? PSQLError else { return !(error is PostgresDecodingError) }
-    return kind(of: error, sqlState: error.serverInfo?[.sqlState]) == .unreachable
-  }
-
   private static func kind(of error: PSQLError, sqlState: String?) -> Kind {
     switch error.code {
     case .server:

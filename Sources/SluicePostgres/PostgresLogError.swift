@@ -13,7 +13,7 @@ import Foundation
 ///
 /// ```swift
 /// do {
-///   let numbers = try await log.append(records)
+///   let numbers = try await log.append(records, to: "orders")
 /// } catch let error as PostgresLogError where error.kind == .unreachable {
 ///   print("the server is away, keep the records in the outbox: \(error)")
 /// }

@@ -15,7 +15,8 @@ import Testing
     #expect(full.password == "p@ss")
     #expect(full.database == "orders")
     #expect(full.applicationName == "node-1")
-    #expect(!full.tls.isAllowed)
+    // As libpq: TLS when the server offers it.
+    #expect(full.tls == .prefer)
     let short = try PostgresLogEngine.Configuration(url: "postgresql://lane@localhost")
     #expect(short.port == 5432)
     #expect(short.password == nil)
@@ -23,9 +24,35 @@ import Testing
     #expect(short.applicationName == "sluice")
   }
 
+  /// By default the engine logs warnings and errors only: an outage's connection attempts
+  /// (PostgresNIO's "Connection creation failed", at `info`) do not flood a node's stderr.
+  @Test func theDefaultLoggerIsQuietDuringAnOutage() throws {
+    let configuration = try PostgresLogEngine.Configuration(url: "postgres://lane@db/orders")
+    #expect(configuration.logger.logLevel == .warning)
+  }
+
+  @Test(arguments: [
+    ("disable", PostgresLogEngine.Configuration.TLS.disable), ("prefer", .prefer),
+    ("require", .require), ("verify-ca", .verifyCA(rootCertificates: nil)),
+    ("verify-full", .verifyFull(rootCertificates: nil)),
+  ])
+  func sslModesAreSpelledAsLibpqSpellsThem(
+    mode: String, tls: PostgresLogEngine.Configuration.TLS
+  ) throws {
+    let configuration = try PostgresLogEngine.Configuration(
+      url: "postgres://lane@db.internal/orders?sslmode=\(mode)")
+    #expect(configuration.tls == tls)
+  }
+
+  @Test func aRootCertificateFileIsTheAuthorityTheVerifyingModesTrust() throws {
+    let configuration = try PostgresLogEngine.Configuration(
+      url: "postgres://lane@db.internal/orders?sslmode=verify-full&sslrootcert=/etc/ca.pem")
+    #expect(configuration.tls == .verifyFull(rootCertificates: "/etc/ca.pem"))
+  }
+
   @Test(arguments: [
     "mysql://lane@db/orders", "postgres:///orders", "postgres://db.internal/orders",
-    "postgres://lane@db/orders?sslmode=verify-full", "not a url",
+    "postgres://lane@db/orders?sslmode=sometimes", "not a url",
   ])
   func anAddressThatIsNotAPostgresURLIsRejected(url: String) {
     #expect {

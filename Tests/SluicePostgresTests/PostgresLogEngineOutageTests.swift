@@ -49,6 +49,73 @@ struct PostgresLogEngineOutageTests {
     await log.close()
   }
 
+  /// Issue 25, fault 5: once the server is back after an immediate stop, the engine listens
+  /// again at once, so the next append wakes a wait without the wait sitting out a pause. The
+  /// reader's clock never moves across the outage: a wait woken by anything but a notification
+  /// would hold, and so would a listening connection that waits on that clock to come back.
+  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  func aWaitAfterTheServerRestartsIsWokenByTheNextAppendWithoutAPause() async throws {
+    let server = try PostgresServer.required
+    let still = SteppedClock()
+    var configuration = try await server.makeDatabase(timeout: .seconds(600))
+    let writer = PostgresLogEngine(configuration: configuration)
+    configuration.clock = still
+    let reader = PostgresLogEngine(configuration: configuration)
+    #expect(try await writer.head() == 0)
+    // A pause between two looks at the log, `base` on: 1 ms, doubling, up to 250 ms (the
+    // reconnection pauses and the operations' deadlines are other lengths).
+    func isLookPause(_ deadline: EngineInstant, after base: EngineInstant) -> Bool {
+      (0...7).contains { base.advanced(by: .milliseconds(1 << $0)) == deadline }
+    }
+    // One iterator for the whole test: a stream ends when its iterator goes.
+    var sleeps = still.sleeps.makeAsyncIterator()
+    /// Returns once a pause between two looks at the log starts, `base` on.
+    func nextLookPause(after base: EngineInstant) async {
+      while let deadline = await sleeps.next(), !isLookPause(deadline, after: base) {}
+    }
+    let start = still.now
+    let first = Task { try await reader.waitForEntries(after: 0, timeout: .seconds(600)) }
+    await nextLookPause(after: start)
+    #expect(try await writer.append([Self.record("a", 1)]) == [1])
+    // On a clock that does not move, only a notification ends the wait: the reader listens.
+    try await first.value
+    // Every pause so far is over; the pauses after the restart start an hour on.
+    still.advance(by: .seconds(3_600))
+    let restart = still.now
+
+    try await server.stop()
+    try await server.start()
+    let second = Task { try await reader.waitForEntries(after: 1, timeout: .seconds(600)) }
+    // The reader read the log after the restart (entry 1), and pauses before its next look.
+    await nextLookPause(after: restart)
+    #expect(try await writer.append([Self.record("a", 2)]) == [2])
+    let woken = try await Self.within(.seconds(60)) { try await second.value }
+    #expect(woken, "the append after the restart did not wake the wait within 60 s (hang guard)")
+    second.cancel()
+    #expect(still.now == restart)
+    await reader.close()
+    await writer.close()
+  }
+
+  /// Whether `body` returns within `limit` (real time): a hang guard, whose expiry means a
+  /// wait nothing ends.
+  static func within(
+    _ limit: Duration, _ body: @escaping @Sendable () async throws -> Void
+  ) async throws -> Bool {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await body()
+        return true
+      }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        return false
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? false
+    }
+  }
+
   @Test func appendsFailWhileTheServerIsDownAndWorkOnceItIsBack() async throws {
     let server = try PostgresServer.required
     // A hang guard: a stopped server refuses at once, and the one started again may be slow

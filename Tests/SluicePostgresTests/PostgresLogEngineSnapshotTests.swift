@@ -63,7 +63,7 @@ struct PostgresLogEngineSnapshotTests {
     let log = PostgresLogEngine(configuration: configuration)
     #expect(try await log.head() == 0)
     try await server.execute(
-      "INSERT INTO sluice_snapshot (sequence, hash, body) VALUES (5, 0, 'garbage'::bytea)",
+      "INSERT INTO sluice_snapshot (lane, sequence, hash, body) VALUES ('default', 5, 0, 'garbage'::bytea)",
       in: configuration.database)
     await #expect {
       _ = try await log.latestSnapshot()

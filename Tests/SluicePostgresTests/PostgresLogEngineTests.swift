@@ -174,8 +174,13 @@ struct PostgresLogEngineTests {
     let log = PostgresLogEngine(configuration: configuration)
     try await server.withConnection(to: configuration.database) { other in
       // Another node stuck in the middle of an append.
+      // The lane's head row, made by its first append otherwise.
+      try await other.query(
+        "INSERT INTO sluice_lane_head VALUES ('default', 0) ON CONFLICT DO NOTHING",
+        logger: PostgresServer.logger)
       try await other.query("BEGIN", logger: PostgresServer.logger)
-      let head: PostgresQuery = "SELECT sequence FROM sluice_lane_head WHERE id = 1 FOR UPDATE"
+      let head: PostgresQuery =
+        "SELECT sequence FROM sluice_lane_head WHERE lane = 'default' FOR UPDATE"
       try await other.query(head, logger: PostgresServer.logger)
       await #expect {
         _ = try await log.append([Self.record("a", 1)])
@@ -216,8 +221,13 @@ struct PostgresLogEngineTests {
     // Past the head's deadline sleep: the append's starts at 1 s.
     clock.advance(by: .seconds(1))
     try await server.withConnection(to: configuration.database) { other in
+      // The lane's head row, made by its first append otherwise.
+      try await other.query(
+        "INSERT INTO sluice_lane_head VALUES ('default', 0) ON CONFLICT DO NOTHING",
+        logger: PostgresServer.logger)
       try await other.query("BEGIN", logger: PostgresServer.logger)
-      let head: PostgresQuery = "SELECT sequence FROM sluice_lane_head WHERE id = 1 FOR UPDATE"
+      let head: PostgresQuery =
+        "SELECT sequence FROM sluice_lane_head WHERE lane = 'default' FOR UPDATE"
       try await other.query(head, logger: PostgresServer.logger)
       let append = Task { try await log.append([Self.record("a", 1)]) }
       let due = EngineInstant(offset: .seconds(601))
@@ -250,14 +260,14 @@ struct PostgresLogEngineTests {
     let configuration = try await server.makeDatabase()
     let settings: PostgresQuery = """
       SELECT array_to_string(proconfig, ',') FROM pg_proc
-      WHERE oid = to_regprocedure('sluice_append_v1(text[], bigint[], text[], bytea[])')
+      WHERE oid = to_regprocedure('sluice_append_v2(text, text[], bigint[], text[], bytea[])')
       """
     let expected = ["enable_seqscan=off,enable_hashjoin=off,enable_mergejoin=off"]
     #expect(try await PostgresLogEngine(configuration: configuration).head() == 0)
     #expect(try await server.execute(settings, in: configuration.database) == expected)
     // A function as an earlier engine made it: the next engine to connect sets it up.
     try await server.execute(
-      "ALTER FUNCTION sluice_append_v1(text[], bigint[], text[], bytea[]) RESET ALL",
+      "ALTER FUNCTION sluice_append_v2(text, text[], bigint[], text[], bytea[]) RESET ALL",
       in: configuration.database)
     #expect(try await PostgresLogEngine(configuration: configuration).head() == 0)
     #expect(try await server.execute(settings, in: configuration.database) == expected)

@@ -89,8 +89,11 @@ struct SharedLaneProcessPostgresTests {
     _ = try #require(await Self.appending(runs, acked: Self.count / 2))
     try await server.stop()
     let stopped = clock.now
+    // A restarted node that printed nothing yet is starting: it waits for the server too.
     let waiting = await Self.waitUntil(seconds: 60) {
-      runs.allSatisfy { !$0.process.isRunning || $0.acked == Self.count || $0.isSending }
+      runs.allSatisfy {
+        !$0.process.isRunning || $0.acked == Self.count || $0.isSending || $0.lines.isEmpty
+      }
     }
     try await server.start()
     events.append("server down \(stopped.duration(to: clock.now)), every node waiting: \(waiting)")

@@ -1,0 +1,489 @@
+import Logging
+import PostgresNIO
+import Sluice
+import Synchronization
+
+/// The engine's one listening connection: it runs `LISTEN sluice_log`, wakes the waits of the
+/// lane each notification names, tells the engine whether the server is there, and holds the
+/// claims on node names (session advisory locks, which the server releases when the session
+/// ends, a dead process's included).
+///
+/// Notifications are a wake-up, not a record: one sent while the connection was down is lost.
+/// So a wait also looks at the log now and then (``PostgresLogEngine``), and every change of the
+/// connection (lost, back) wakes every wait, which then looks at once.
+///
+/// The connection opens with the engine's first operation, and creates the log's tables when
+/// they are missing (``LogSchema/setUp``). When it is lost, it is opened again
+/// at once; when that fails, the engine's operations fail at once too (``ready(_:endpoint:)``),
+/// and the next attempt comes after a pause of 50 ms, doubling up to 1 s, on the
+/// configuration's clock, or as soon as an operation asks for one. When the connection is back
+/// after a failed attempt, `recovered` runs (the engine renews its pool). Each time it opens, it
+/// takes the claims it held again; a claim another session took meanwhile is lost
+/// (``isLost(_:of:)``).
+final class LogListener: Sendable {
+  /// Where the listening connection stands.
+  private enum Phase {
+    /// Not opened yet.
+    case idle
+    /// An attempt to open it is under way.
+    case connecting
+    /// Listening.
+    case up
+    /// The last attempt failed, with this error.
+    case down(any Error)
+    /// Stopped for good (the engine was closed).
+    case stopped
+  }
+
+  /// What a wait saw when it looked at the listener: when either number moved since, something
+  /// happened that the wait must look at the log for.
+  struct Token: Equatable {
+    fileprivate var epoch: UInt64
+    fileprivate var lane: UInt64
+    /// Whether notifications could arrive when the token was taken.
+    var isListening: Bool
+  }
+
+  private struct Lane {
+    var generation: UInt64 = 0
+    var watchers = 0
+  }
+
+  private struct Claim: Hashable {
+    var node: String
+    var lane: String
+  }
+
+  /// A session of the listening connection, as the server names it.
+  private struct Session {
+    var pid: Int32
+    var start: String
+  }
+
+  private struct Waiter {
+    var lane: String
+    var continuation: CheckedContinuation<Void, Never>
+  }
+
+  private struct State {
+    var phase = Phase.idle
+    /// The number of the latest attempt to open the connection.
+    var attempt: UInt64 = 0
+    /// Moves at every change of phase, every request for an attempt and at the stop.
+    var epoch: UInt64 = 0
+    /// The lanes some wait watches, with the number of notifications each got meanwhile.
+    var lanes: [String: Lane] = [:]
+    var waiters: [Int: Waiter] = [:]
+    var nextWaiter = 0
+    var loop: Task<Void, Never>?
+    /// An operation asked for an attempt now.
+    var isRequested = false
+    /// The last attempt failed: the next connection that opens is a recovery.
+    var wasDown = false
+    /// The log's tables exist: the first connection made them (``LogSchema/setUp``).
+    var hasSchema = false
+    /// The open connection, while it listens.
+    var connection: PostgresConnection?
+    /// The node names this engine holds, and those another session took while the connection
+    /// was down.
+    var claims: Set<Claim> = []
+    var lost: Set<Claim> = []
+    /// The session of the last connection that opened.
+    var session: Session?
+  }
+
+  private let configuration: PostgresLogEngine.Configuration
+  private let recovered: @Sendable () -> Void
+  private let state = Mutex(State())
+
+  /// The key of the waits that only watch the connection's phase; no lane has an empty name.
+  private static let phaseOnly = ""
+  /// The first pause after a failed attempt, and the longest.
+  static let firstPause = Duration.milliseconds(50)
+  static let longestPause = Duration.seconds(1)
+
+  init(
+    configuration: PostgresLogEngine.Configuration, recovered: @escaping @Sendable () -> Void
+  ) {
+    self.configuration = configuration
+    self.recovered = recovered
+  }
+
+  deinit {
+    state.withLock { $0.loop?.cancel() }
+  }
+
+  /// A token for `lane`'s waits; opens the connection on the first call.
+  func observe(_ lane: String) -> Token {
+    state.withLock { state in
+      startIfNeeded(&state)
+      return Self.token(state, lane)
+    }
+  }
+
+  /// Counts a wait that watches `lane` until ``unwatch(_:)``: notifications of lanes nobody
+  /// watches cost nothing.
+  func watch(_ lane: String) {
+    state.withLock { $0.lanes[lane, default: Lane()].watchers += 1 }
+  }
+
+  /// Ends a ``watch(_:)``.
+  func unwatch(_ lane: String) {
+    state.withLock { state in
+      state.lanes[lane]?.watchers -= 1
+      if state.lanes[lane]?.watchers ?? 0 <= 0 { state.lanes[lane] = nil }
+    }
+  }
+
+  /// Returns once `lane` got a notification after `token`, the connection changed, after
+  /// `pause` on the configuration's clock, or when the task is cancelled.
+  func wait(after token: Token, lane: String, atMost pause: Duration) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.wait(after: token, lane: lane) }
+      group.addTask { [configuration] in try? await configuration.clock.pause(for: pause) }
+      await group.next()
+      group.cancelAll()
+    }
+  }
+
+  /// Returns once the connection listens; when the last attempt failed, asks for a new one
+  /// and throws its error if it fails too.
+  ///
+  /// - Returns: The number of the attempt that opened the connection, for ``untilLost(after:)``.
+  /// - Throws: ``PostgresLogError`` (``PostgresLogError/Kind/closed`` after ``stop()``), or
+  ///   `CancellationError`.
+  func ready(_ operation: String, endpoint: String) async throws -> UInt64 {
+    var required: UInt64?
+    while true {
+      let (token, phase, attempt) = state.withLock { state in
+        startIfNeeded(&state)
+        return (Self.token(state, Self.phaseOnly), state.phase, state.attempt)
+      }
+      switch phase {
+      case .up:
+        return attempt
+      case .stopped:
+        throw PostgresLogError(.closed, operation: operation, endpoint: endpoint)
+      case .idle:
+        required = required ?? attempt + 1
+      case .connecting:
+        required = required ?? attempt
+      case .down(let error):
+        if let required, attempt >= required {
+          throw PostgresLogError(error, operation: operation, endpoint: endpoint)
+        }
+        if required == nil {
+          required = attempt + 1
+          requestAttempt()
+        }
+      }
+      await wait(after: token, lane: Self.phaseOnly)
+      try Task.checkCancellation()
+    }
+  }
+
+  /// Returns once an attempt after `attempt` failed (the connection was lost and could not be
+  /// opened again), after ``stop()``, or when the task is cancelled.
+  func untilLost(after attempt: UInt64) async {
+    while !Task.isCancelled {
+      let (token, isLost) = state.withLock { state in
+        let isLost =
+          switch state.phase {
+          case .down: state.attempt > attempt
+          case .stopped: true
+          case .idle, .connecting, .up: false
+          }
+        return (Self.token(state, Self.phaseOnly), isLost)
+      }
+      if isLost { return }
+      await wait(after: token, lane: Self.phaseOnly)
+    }
+  }
+
+  /// Claims `node` in `lane` for the connection's session, until ``release(_:of:)`` or the
+  /// session's end.
+  ///
+  /// - Throws: `SharedLogError` (`.nodeInUse`) when this engine or another session holds it;
+  ///   ``PostgresLogError`` when the server cannot be reached.
+  func claim(_ node: String, of lane: String, operation: String, endpoint: String) async throws {
+    let claim = Claim(node: node, lane: lane)
+    while true {
+      _ = try await ready(operation, endpoint: endpoint)
+      let connection = state.withLock { state -> PostgresConnection? in
+        state.claims.contains(claim) ? nil : state.connection
+      }
+      guard let connection else {
+        if state.withLock({ $0.claims.contains(claim) }) {
+          throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+        }
+        continue  // The connection went between the two looks: wait for the next one.
+      }
+      let taken: Bool
+      do {
+        taken = try await Self.take(
+          LogSchema.claim(node, of: lane), on: connection, logger: configuration.logger)
+      } catch {
+        throw PostgresLogError(error, operation: operation, endpoint: endpoint)
+      }
+      guard taken else {
+        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+      }
+      let isFresh = state.withLock { state in
+        state.lost.remove(claim)
+        return state.claims.insert(claim).inserted
+      }
+      guard isFresh else {
+        // Another node of this engine took the name meanwhile, on the same session.
+        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+      }
+      return
+    }
+  }
+
+  /// Gives `node`'s claim in `lane` back; nothing when the engine does not hold it.
+  func release(_ node: String, of lane: String) async {
+    let claim = Claim(node: node, lane: lane)
+    let connection = state.withLock { state -> PostgresConnection? in
+      state.lost.remove(claim)
+      return state.claims.remove(claim) == nil ? nil : state.connection
+    }
+    guard let connection else { return }
+    _ = try? await connection.query(
+      LogSchema.release(node, of: lane), logger: configuration.logger)
+  }
+
+  /// Gives every claim back at once, before the engine closes: the server would release them
+  /// only once it saw the session end.
+  func releaseAll() async {
+    let connection = state.withLock { state -> PostgresConnection? in
+      defer {
+        state.claims.removeAll()
+        state.lost.removeAll()
+      }
+      return state.claims.isEmpty ? nil : state.connection
+    }
+    guard let connection else { return }
+    _ = try? await connection.query(
+      "SELECT pg_advisory_unlock_all()", logger: configuration.logger)
+  }
+
+  /// Whether the engine held `node` in `lane` and lost it to another session while its
+  /// connection was down.
+  func isLost(_ node: String, of lane: String) -> Bool {
+    state.withLock { $0.lost.contains(Claim(node: node, lane: lane)) }
+  }
+
+  /// Takes a claim on `connection` with `query` (``LogSchema/claim(_:of:)``): whether it did.
+  private static func take(
+    _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
+  ) async throws -> Bool {
+    var taken = false
+    for try await row in try await connection.query(query, logger: logger) {
+      taken = try row.decode(Bool.self)
+    }
+    return taken
+  }
+
+  /// Takes the claims the engine holds again, on a new connection; those another session took
+  /// meanwhile are lost. A claim the engine's previous session still holds (the server has not
+  /// seen it end yet: a terminated session still exiting, a connection the network cut) is
+  /// taken over: that session is ended, and the claim waited for (at most `lock_timeout`).
+  private func retake(on connection: PostgresConnection) async throws {
+    let logger = configuration.logger
+    var current: Session?
+    for try await (pid, start) in try await connection.query(LogSchema.session, logger: logger)
+      .decode((Int32, String).self)
+    {
+      current = Session(pid: pid, start: start)
+    }
+    let (claims, previous) = state.withLock { state in
+      defer { state.session = current }
+      return (state.claims, state.session)
+    }
+    for claim in claims {
+      let (node, lane) = (claim.node, claim.lane)
+      if try await Self.take(LogSchema.claim(node, of: lane), on: connection, logger: logger) {
+        continue
+      }
+      if let previous {
+        let query = LogSchema.claim(node, of: lane, from: previous.pid, started: previous.start)
+        do {
+          if try await Self.take(query, on: connection, logger: logger) { continue }
+        } catch let error as PSQLError where error.code == .server {
+          // Refused (`lock_timeout`, no right to end the session): lost.
+        }
+      }
+      logger.error(
+        "sluice: another node took this node's name while the server was away",
+        metadata: ["node": "\(claim.node)", "lane": "\(claim.lane)"])
+      state.withLock { state in
+        if state.claims.remove(claim) != nil { state.lost.insert(claim) }
+      }
+    }
+  }
+
+  /// Closes the connection for good and wakes every wait.
+  func stop() {
+    let loop = state.withLock { state in
+      defer { state.loop = nil }
+      state.phase = .stopped
+      return state.loop
+    }
+    loop?.cancel()
+    wake(nil)
+  }
+
+  private func startIfNeeded(_ state: inout State) {
+    guard state.loop == nil, case .idle = state.phase else { return }
+    state.loop = Task { [weak self] in await self?.listen() }
+  }
+
+  private static func token(_ state: State, _ lane: String) -> Token {
+    let isListening = if case .up = state.phase { true } else { false }
+    return Token(
+      epoch: state.epoch, lane: state.lanes[lane]?.generation ?? 0, isListening: isListening)
+  }
+
+  /// Asks for an attempt now, instead of after the pause.
+  private func requestAttempt() {
+    state.withLock { $0.isRequested = true }
+    wake(nil)
+  }
+
+  /// Returns once `lane` got a notification after `token` or the epoch moved, or when the task
+  /// is cancelled.
+  private func wait(after token: Token, lane: String) async {
+    let id = state.withLock { state in
+      defer { state.nextWaiter &+= 1 }
+      return state.nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumeNow = state.withLock { state in
+          // Checked under the lock: a cancellation handler that ran before this point found no
+          // continuation to resume.
+          if Self.token(state, lane) != token || Task.isCancelled { return true }
+          state.waiters[id] = Waiter(lane: lane, continuation: continuation)
+          return false
+        }
+        if resumeNow { continuation.resume() }
+      }
+    } onCancel: {
+      let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+      waiter?.continuation.resume()
+    }
+  }
+
+  /// Wakes the waits of `lane`, or every wait (a new epoch) for `nil`; resumed after the lock
+  /// is released.
+  private func wake(_ lane: String?, phase: Phase? = nil) {
+    let woken = state.withLock { state in
+      if let phase {
+        if case .stopped = state.phase { return [Waiter]() }
+        state.phase = phase
+        if case .up = phase {} else { state.connection = nil }
+      }
+      guard let lane else {
+        state.epoch &+= 1
+        defer { state.waiters.removeAll() }
+        return Array(state.waiters.values)
+      }
+      guard state.lanes[lane] != nil else { return [] }
+      state.lanes[lane]?.generation &+= 1
+      let ids = state.waiters.filter { $0.value.lane == lane }.map(\.key)
+      return ids.compactMap { state.waiters.removeValue(forKey: $0) }
+    }
+    for waiter in woken { waiter.continuation.resume() }
+  }
+
+  /// Listens until the task is cancelled, opening the connection again whenever it is lost.
+  private func listen() async {
+    let logger = configuration.logger
+    var pause = Self.firstPause
+    while !Task.isCancelled {
+      state.withLock { $0.attempt += 1 }
+      wake(nil, phase: .connecting)
+      let connection: PostgresConnection
+      do {
+        connection = try await PostgresConnection.connect(
+          configuration: try configuration.connection,
+          id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
+        do {
+          try await setUpSchema(on: connection)
+        } catch {
+          await Self.close(connection)
+          throw error
+        }
+      } catch {
+        state.withLock { $0.wasDown = true }
+        wake(nil, phase: .down(error))
+        logger.debug(
+          "sluice: cannot listen for appends", metadata: ["error": "\(String(reflecting: error))"])
+        await self.pause(for: pause)
+        pause = min(pause * 2, Self.longestPause)
+        continue
+      }
+      do {
+        try await withTaskCancellationHandler {
+          try await connection.listen(on: LogSchema.channel) { notifications in
+            try await retake(on: connection)
+            state.withLock { $0.connection = connection }
+            let isRecovery = state.withLock { state in
+              defer { state.wasDown = false }
+              return state.wasDown
+            }
+            if isRecovery {
+              logger.notice("sluice: the server is back, reconnecting")
+              recovered()
+            }
+            wake(nil, phase: .up)
+            pause = Self.firstPause
+            for try await notification in notifications { wake(notification.payload) }
+          }
+        } onCancel: {
+          Self.closeNow(connection)
+        }
+      } catch {
+        logger.notice(
+          "sluice: lost the listening connection",
+          metadata: ["error": "\(String(reflecting: error))"])
+      }
+      await Self.close(connection)
+    }
+  }
+
+  /// Creates the log's tables on the engine's first connection.
+  private func setUpSchema(on connection: PostgresConnection) async throws {
+    guard !state.withLock({ $0.hasSchema }) else { return }
+    try await connection.query(LogSchema.setUp, logger: configuration.logger)
+    state.withLock { $0.hasSchema = true }
+  }
+
+  /// Returns after `duration` on the configuration's clock, or at once when an operation asked
+  /// for an attempt, or when the task is cancelled.
+  private func pause(for duration: Duration) async {
+    let token = state.withLock { state -> Token? in
+      defer { state.isRequested = false }
+      return state.isRequested ? nil : Self.token(state, Self.phaseOnly)
+    }
+    guard let token else { return }
+    await wait(after: token, lane: Self.phaseOnly, atMost: duration)
+    state.withLock { $0.isRequested = false }
+  }
+
+  /// Closes `connection` and returns once its channel is closed.
+  private static func close(_ connection: PostgresConnection) async {
+    closeNow(connection)
+    try? await connection.closeFuture.get()
+  }
+
+  /// Closes `connection` without waiting, keeping it alive until its channel is closed
+  /// (PostgresNIO requires that a connection is closed before it is released).
+  static func closeNow(_ connection: PostgresConnection) {
+    let closing: EventLoopFuture<Void> = connection.close()
+    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+  }
+
+  /// Numbers connections for PostgresNIO's log metadata.
+  private static let openedCount = Atomic<Int>(0)
+}
