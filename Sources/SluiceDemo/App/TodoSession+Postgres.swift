@@ -24,6 +24,8 @@
       let engine = PostgresLogEngine(configuration: configuration)
       do {
         let (lane, todos) = try sharedList(on: engine, mode: mode)
+        // A lane that starts during an outage waits for the server; a command says so at once.
+        _ = try await engine.head(of: lane.lane)
         try await lane.start()
         var session = TodoSession(place: place, path: nil, todos: todos, lane: lane)
         session.closeDatabase = { await engine.close() }
