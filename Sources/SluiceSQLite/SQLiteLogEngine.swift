@@ -10,15 +10,15 @@ import Sluice
 /// numbers right after the last entry of its lane, with no gap, and a record whose origin and
 /// origin sequence are already in the lane keeps its number when its name and payload are the
 /// same (the `UNIQUE` constraint on lane, origin and origin sequence backs this up), and fails
-/// the batch with ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` when
-/// they differ. The file is in WAL mode, so readers never wait for the appender. A process
+/// the batch with `SharedLogError.Kind.originConflict` when they differ. The file is in WAL
+/// mode, so readers never wait for the appender. A process
 /// that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError`` with kind
 /// ``SQLiteStorageError/Kind/busy``, and nothing is appended.
 ///
 /// A node claims its name (``claimNode(_:of:)``) with an OS lock on a file in the folder
 /// `<path>-nodes`, which the kernel releases when the process dies. A file made by a version
 /// with one lane is migrated in place when opened read-write: its log and snapshots become the
-/// lane ``SharedLane/defaultLane``.
+/// lane `SharedLane.defaultLane`.
 public final class SQLiteLogEngine: SharedSnapshotEngine {
   // Sendable: immutable.
   private let file: SQLiteFile
@@ -234,7 +234,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   /// Returns once the lane's head passed `sequence`, or at `timeout`: the engine's watcher (see
-  /// ``SQLiteLaneWatcher``) looks at the heads of the lanes waited for whenever the file
+  /// `SQLiteLaneWatcher`) looks at the heads of the lanes waited for whenever the file
   /// changes, and ends only the waits of the lanes that moved, so that another process's append
   /// is seen within about a millisecond, and a wait costs no wake-up until then.
   public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
