@@ -94,7 +94,7 @@ final class LogListener: Sendable {
 
   private let configuration: PostgresLogEngine.Configuration
   private let recovered: @Sendable () -> Void
-  private let state = Mutex(State())
+  private let state = Guarded(State())
 
   /// The key of the waits that only watch the connection's phase; no lane has an empty name.
   private static let phaseOnly = ""

@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import Synchronization
+import Sluice
 
 /// The engine's connections for appends and reads: a PostgresNIO `PostgresClient` (a pool that
 /// opens connections on demand, replaces lost ones and closes idle ones), run by a task the
@@ -18,14 +18,14 @@ final class LogPool: Sendable {
 
   private let configuration: PostgresClient.Configuration
   private let logger: Logger
-  private let current: Mutex<Current?>
+  private let current: Guarded<Current?>
 
   /// Starts a pool for `configuration`'s server; it opens no connection until the first
   /// operation.
   init(configuration: PostgresLogEngine.Configuration) {
     self.configuration = configuration.client
     self.logger = configuration.logger
-    self.current = Mutex(Self.start(configuration.client, logger: configuration.logger))
+    self.current = Guarded(Self.start(configuration.client, logger: configuration.logger))
   }
 
   deinit {

@@ -1,7 +1,6 @@
 import Foundation
 import PostgresNIO
 import Sluice
-import Synchronization
 
 /// A shared log in a PostgreSQL database: nodes on several machines that use the same database
 /// share one lane's order through it.
@@ -406,7 +405,7 @@ private final class HeldConnection: Sendable {
     case closed
   }
 
-  private let state = Mutex(State.empty)
+  private let state = Guarded(State.empty)
 
   /// Holds `connection`, or closes it at once when ``close()`` came first.
   func hold(_ connection: PostgresConnection) {

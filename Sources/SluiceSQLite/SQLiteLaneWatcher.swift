@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import Sluice
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +29,7 @@ final class SQLiteLaneWatcher: Sendable {
     var inotify: (descriptor: Int32, watch: Int32)?
   }
 
-  private let state = Mutex(State())
+  private let state = Guarded(State())
   /// The database file's name, and its write-ahead log's, in `folder`.
   private let names: Set<String>
   private let folder: String
