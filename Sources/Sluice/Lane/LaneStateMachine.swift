@@ -91,9 +91,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   var roots: [Seq: Root] { openRoots.all }
   private(set) var outcomes: [Seq: Outcome] = [:]
   private(set) var drainer = Drainer.none
-  private(set) var capacityWaiters: [Resumer] = []
+  var capacityWaiters: [Resumer] = []
   /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
-  private var overflowReported = false
+  var overflowReported = false
   private(set) var nextSeq: Seq = 1
   /// Whether the drainer has armed before-wake hooks it has not run (it says so when it
   /// finishes an item): until it ran them, nobody is woken and the drainer does not let go.
@@ -115,36 +115,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
 
   init(maxQueueDepth: Int? = nil) {
     self.maxQueueDepth = maxQueueDepth
-  }
-
-  // MARK: - Reading
-
-  var isPaused: Bool { !locks.isEmpty }
-  var queueDepth: Int { main.count + bypass.count }
-  var isIdle: Bool { drainer == .none }
-
-  /// Whether a caller may take the lane: it is idle, or the thread it was handed to (the worker,
-  /// or a blocked caller) has not started running it. A running caller drains instead of waiting
-  /// for a thread that is not running: under contention, that thread may not get a core for a
-  /// long time.
-  var canClaim: Bool {
-    switch drainer {
-    case .none, .worker(started: false), .heir: return true
-    case .fast, .caller, .worker(started: true): return false
-    }
-  }
-
-  /// Whether the main queue is below the bound, if any.
-  var hasRoom: Bool { maxQueueDepth.map { main.count < $0 } ?? true }
-
-  /// Whether an item can run now.
-  var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }
-
-  /// Whether the lock-free shortcut must stay closed: anything queued, a lock held, or a drainer
-  /// other than a shortcut one.
-  var needsAttention: Bool {
-    !main.isEmpty || !bypass.isEmpty || !locks.isEmpty
-      || (drainer != .none && drainer != .fast)
   }
 
   // MARK: - Inputs from outside the lane
@@ -357,33 +327,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     drainer = .none
     horizon = 0
     return (wake, .stop(scheduleWorker: false))
-  }
-
-  // MARK: - Back-pressure
-
-  /// The depth of the main queue when it is past the bound and that was not reported yet since
-  /// it last was within the bound; `nil` otherwise. The caller reports it.
-  mutating func takeOverflow() -> Int? {
-    guard let bound = maxQueueDepth, main.count > bound, !overflowReported else { return nil }
-    overflowReported = true
-    return main.count
-  }
-
-  /// After an item left the main queue: the senders waiting for room go on when there is some.
-  private mutating func wakeCapacityWaiters(into wake: inout Wake) {
-    if overflowReported, let bound = maxQueueDepth, main.count <= bound {
-      overflowReported = false
-    }
-    guard let bound = maxQueueDepth, main.count < bound, !capacityWaiters.isEmpty else { return }
-    wake.resumers.append(contentsOf: capacityWaiters)
-    capacityWaiters.removeAll()
-  }
-
-  /// A sender waits for room below the bound; returns `true` when there is room now.
-  mutating func waitForCapacity(_ resumer: Resumer) -> Bool {
-    guard let bound = maxQueueDepth, main.count >= bound else { return true }
-    capacityWaiters.append(resumer)
-    return false
   }
 
   // MARK: - Helpers

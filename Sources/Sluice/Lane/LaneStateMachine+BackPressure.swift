@@ -1,0 +1,29 @@
+// The bound of the main queue (`maxQueueDepth`): an overflow reported once, and the senders
+// that wait for room. Only the machine calls these and touches `capacityWaiters` and
+// `overflowReported` (internal, not private, so that this file can).
+extension LaneStateMachine {
+  /// The depth of the main queue when it is past the bound and that was not reported yet since
+  /// it last was within the bound; `nil` otherwise. The caller reports it.
+  mutating func takeOverflow() -> Int? {
+    guard let bound = maxQueueDepth, main.count > bound, !overflowReported else { return nil }
+    overflowReported = true
+    return main.count
+  }
+
+  /// After an item left the main queue: the senders waiting for room go on when there is some.
+  mutating func wakeCapacityWaiters(into wake: inout Wake) {
+    if overflowReported, let bound = maxQueueDepth, main.count <= bound {
+      overflowReported = false
+    }
+    guard let bound = maxQueueDepth, main.count < bound, !capacityWaiters.isEmpty else { return }
+    wake.resumers.append(contentsOf: capacityWaiters)
+    capacityWaiters.removeAll()
+  }
+
+  /// A sender waits for room below the bound; returns `true` when there is room now.
+  mutating func waitForCapacity(_ resumer: Resumer) -> Bool {
+    guard let bound = maxQueueDepth, main.count >= bound else { return true }
+    capacityWaiters.append(resumer)
+    return false
+  }
+}

@@ -1,0 +1,30 @@
+// What the lane reads of its state machine's value, without changing it.
+extension LaneStateMachine {
+  var isPaused: Bool { !locks.isEmpty }
+  var queueDepth: Int { main.count + bypass.count }
+  var isIdle: Bool { drainer == .none }
+
+  /// Whether a caller may take the lane: it is idle, or the thread it was handed to (the worker,
+  /// or a blocked caller) has not started running it. A running caller drains instead of waiting
+  /// for a thread that is not running: under contention, that thread may not get a core for a
+  /// long time.
+  var canClaim: Bool {
+    switch drainer {
+    case .none, .worker(started: false), .heir: return true
+    case .fast, .caller, .worker(started: true): return false
+    }
+  }
+
+  /// Whether the main queue is below the bound, if any.
+  var hasRoom: Bool { maxQueueDepth.map { main.count < $0 } ?? true }
+
+  /// Whether an item can run now.
+  var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }
+
+  /// Whether the lock-free shortcut must stay closed: anything queued, a lock held, or a drainer
+  /// other than a shortcut one.
+  var needsAttention: Bool {
+    !main.isEmpty || !bypass.isEmpty || !locks.isEmpty
+      || (drainer != .none && drainer != .fast)
+  }
+}
