@@ -164,12 +164,13 @@ class InspectorTest:
     # ── helpers ──
 
     def wait(self, condition, message, timeout=None):
-        """Waits until condition(driver) is truthy and returns it; fails with `message`."""
+        """Waits until condition(driver) is truthy and returns it; fails with `message` (or its result)."""
         try:
             return WebDriverWait(self.driver, timeout or self.timeout, poll_frequency=0.25,
                                  ignored_exceptions=(WebDriverException,)).until(condition)
         except TimeoutException:
-            raise Failure(f"timed out after {timeout or self.timeout} s: {message}") from None
+            text = message() if callable(message) else message
+            raise Failure(f"timed out after {timeout or self.timeout} s: {text}") from None
 
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
@@ -195,6 +196,23 @@ class InspectorTest:
                 if attempt == 4:
                     raise
                 time.sleep(0.2)
+
+    def click_until(self, locate, condition, message):
+        """Clicks `locate()` until `condition(driver)` holds, and returns its value.
+
+        A row can be rendered again between the moment a click is dispatched and the moment it
+        reaches the table's handler (the log grows every 300 ms): that click is lost, or lands
+        on a neighbouring row, not late. So a click that has not had its effect after a few
+        seconds is made again, up to the hang guard; a page that never shows it still fails.
+        """
+        deadline = time.monotonic() + 60
+        while True:
+            self.click(locate)
+            try:
+                return self.wait(condition, message, timeout=5)
+            except Failure:
+                if time.monotonic() > deadline:
+                    raise
 
     def row(self, seq):
         return self.driver.find_element(By.CSS_SELECTOR, f'#log .log-row[data-seq="{seq}"]')
@@ -227,16 +245,10 @@ class InspectorTest:
         late. So a click that has not selected the row after a few seconds is made again, up to
         the hang guard; a page that never shows the detail still fails.
         """
-        deadline = time.monotonic() + 60
-        while True:
-            self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"))
-            try:
-                return self.wait(lambda d: self.js(JS_DIFF, seq),
-                                 f"selecting #{seq} did not show its detail (#detail[data-seq] never became {seq})",
-                                 timeout=5)
-            except Failure:
-                if time.monotonic() > deadline:
-                    raise
+        return self.click_until(
+            lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".c-seq"),
+            lambda d: self.js(JS_DIFF, seq),
+            f"selecting #{seq} did not show its detail (#detail[data-seq] never became {seq})")
 
     def value_at(self, panel_id, store, path):
         """What the tree in `panel_id` shows for store/path: {'leaf': text} | {'node': meta} | {'missing': ...}."""
@@ -355,9 +367,11 @@ class InspectorTest:
         assert chosen, f"#{seq} has no change with a new value"
         newest_before = max(r["seq"] for r in self.rows())
 
-        self.click(lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".jump-btn"))
-        label = self.wait(lambda d: (lambda el: el.text if el.get_attribute("data-seq") == str(seq) else None)(self.by_id("fork-label")),
-                          f"pressing Jump on #{seq} did not show the fork (#fork-label data-seq)")
+        label = self.click_until(
+            lambda: self.row(seq).find_element(By.CSS_SELECTOR, ".jump-btn"),
+            lambda d: (lambda el: el.text if el.get_attribute("data-seq") == str(seq) else None)(self.by_id("fork-label")),
+            lambda: f"pressing Jump on #{seq} did not show the fork (#fork-label data-seq); "
+            f"it shows {self.by_id('fork-label').get_attribute('data-seq')!r}")
         assert f"#{seq}" in label and "live app is unchanged" in label, f"unexpected fork label: {label!r}"
 
         # The fork shows the state after E: the value E wrote.
