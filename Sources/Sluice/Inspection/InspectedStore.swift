@@ -3,7 +3,7 @@
 /// touching the store.
 ///
 /// It holds the store's lane and identity, not the store: a store that goes away makes
-/// ``currentState()`` return `nil` and ``replaceState(with:)`` return `false`.
+/// ``currentState()`` return `nil`, and `Dispatcher.replaceInspectedStates(_:)` leave it out.
 package protocol InspectedStore: AnyObject, Sendable {
   /// The identity of the store's core while it lives (compare inspected stores by the identity
   /// of this object instead: a core's address can be reused once it is gone).
@@ -21,25 +21,25 @@ package protocol InspectedStore: AnyObject, Sendable {
   /// The store's observers, read on its lane (after what is queued there); empty when the
   /// store is gone.
   func observers() async -> [InspectedObserver]
-  /// Replaces the store's state through its lane, as lane work queued after what is queued
-  /// already (held by the lane's locks like an action), and resumes once it ran: its observers
-  /// are notified and the inspector sees it as a replacement. Never blocks a thread. Returns
-  /// `false`, changing nothing, when `state` is not of the store's state type or the store is
-  /// gone.
-  func replaceState(with state: any Sendable) async -> Bool
 }
 
 extension Dispatcher {
-  /// Replaces the states of several stores of one lane in one piece of lane work, so no action
-  /// runs between two of the replacements; returns the stores replaced (a store that is gone,
-  /// a store of another lane, or a state of another type, is left out).
+  /// Replaces the states of several stores of one lane in one piece of lane work, as lane work
+  /// queued after what is queued already (held by the lane's locks like an action), so no
+  /// action runs between two of the replacements; their observers are notified and an
+  /// inspector sees a replacement. Never blocks a thread. Returns the stores replaced (a store
+  /// that is gone, a store of another lane, or a state of another type, is left out).
+  ///
+  /// - Throws: ``SharedLaneError/Kind/localOnly(_:)`` on a shared lane, where states change
+  ///   through the log only (the lane reports it on its errors channel too); nothing changes.
   package static func replaceInspectedStates(
     _ replacements: [(store: any InspectedStore, state: any Sendable)]
-  ) async -> [any InspectedStore] {
+  ) async throws(SharedLaneError) -> [any InspectedStore] {
     let typed = replacements.compactMap { replacement in
       (replacement.store as? any ReplaceableOnLane).map { ($0, replacement.state) }
     }
     guard let lane = typed.first?.0.lane else { return [] }
+    if let refused = lane.refuseOnSharedLane("state replacement") { throw refused }
     let done = Guarded<[any InspectedStore]>([])
     await lane.performAsync(.change) {
       for (store, state) in typed where store.lane === lane {
@@ -106,12 +106,6 @@ final class TypedInspectedStore<State: Sendable>: ReplaceableOnLane, @unchecked 
   func replaceOnLane(with state: any Sendable) -> Bool {
     guard let new = state as? State, let core else { return false }
     core.replaceState(with: new)
-    return true
-  }
-
-  func replaceState(with state: any Sendable) async -> Bool {
-    guard let new = state as? State, let core else { return false }
-    await core.lane.performAsync(.change) { core.replaceState(with: new) }
     return true
   }
 }

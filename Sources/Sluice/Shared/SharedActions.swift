@@ -120,9 +120,10 @@ public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertibl
     case divergence(sequence: UInt64, expected: UInt64, found: UInt64)
     /// A store's state in a snapshot does not decode, or a store was shared twice.
     case unusableSnapshot(String)
-    /// A transaction or an exclusive action on a shared lane: they change states outside the
-    /// log, which would make the nodes diverge. A transaction is refused; an exclusive action is
-    /// dispatched through the log as a plain action.
+    /// A change of states outside the log, which would make the nodes diverge: a transaction,
+    /// a reset, a rollback, a state restored by persistence or replaced by an inspector is
+    /// refused (nothing changes); an exclusive action is dispatched through the log as a plain
+    /// action. The payload names the feature.
     case localOnly(String)
   }
 

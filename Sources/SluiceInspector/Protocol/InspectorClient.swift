@@ -132,7 +132,12 @@ actor InspectorClient {
       let replacements = snapshot.stores.compactMap { info in
         states[info.id].map { (store: info.store, state: $0) }
       }
-      let replaced = await Dispatcher.replaceInspectedStates(replacements)
+      let replaced: [any InspectedStore]
+      do {
+        replaced = try await Dispatcher.replaceInspectedStates(replacements)
+      } catch {
+        throw InspectorError(.failed, "not applied: \(error)")
+      }
       let applied = snapshot.stores.filter { info in replaced.contains { $0 === info.store } }
         .map { InspectorValue.string($0.id) }
       guard applied.count == replacements.count else {

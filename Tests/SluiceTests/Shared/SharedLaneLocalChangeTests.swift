@@ -3,8 +3,8 @@ import Testing
 
 @testable import Sluice
 
-/// A store on a shared lane changes only through the log: a reset, a rollback or a restored
-/// state is refused in words, as a transaction is.
+/// A store on a shared lane changes only through the log: a reset, a rollback, a restored
+/// state or an inspector's apply is refused in words, as a transaction is.
 @Suite struct SharedLaneLocalChangeTests {
   typealias Add = SharedLaneTests.Add
 
@@ -44,4 +44,19 @@ import Testing
     #expect(shared.state == [])
     #expect(Self.refused(node.lane) == ["persistence restore"])
   }
+
+  @Test func anInspectorCannotReplaceAStateOnASharedLane() async throws {
+    let node = try SharedLaneTests.Node(InMemoryLogEngine(), name: "a")
+    try await node.lane.start()
+    try await node.lane.send(Add(text: "one"))
+    let inspected = TypedInspectedStore(core: node.store.core)
+    await #expect(throws: SharedLaneError(.localOnly("state replacement"))) {
+      _ = try await Dispatcher.replaceInspectedStates([(inspected, ["forked"])])
+    }
+    try await node.lane.flush()
+    #expect(node.store.state == ["one"])
+    #expect(Self.refused(node.lane) == ["state replacement"])
+    await node.lane.stop()
+  }
+
 }
