@@ -129,7 +129,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "PropertyBased", package: "swift-property-based"),
-      ] + network(["SluiceInspector"])),
+      ] + network(["SluiceInspector", "SluicePostgres"])),
   ]
     + network([
       // The shared lane across machines. PostgresNIO (and SwiftNIO under it) stays out of every
