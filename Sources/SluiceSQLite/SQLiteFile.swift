@@ -43,12 +43,6 @@ final class SQLiteFile: Sendable {
     worker = BlockingWorker(name: thread)
   }
 
-  /// Whether the file has `table` (always, in read-write mode, which made it).
-  func has(_ table: String, _ db: Database) throws -> Bool {
-    if mode == .readWrite { return true }
-    return try db.tableExists(table)
-  }
-
   /// Reads in a transaction of its own, on the file's thread.
   func reading<T: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (Database) throws -> T

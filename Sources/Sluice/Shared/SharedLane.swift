@@ -121,10 +121,8 @@ public final class SharedLane: Sendable {
   ///   or ``SharedLogError`` of kind ``SharedLogError/Kind/invalidLaneName(_:)``.
   public init(
     engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
-    node: String = UUID().uuidString,
-    outbox: (any SharedOutboxStore)? = nil, limits: Limits = Limits(),
-    label: String = "sluice.shared",
-    snapshotInterval: UInt64 = 1_000,
+    node: String = UUID().uuidString, outbox: (any SharedOutboxStore)? = nil,
+    limits: Limits = Limits(), label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
     guard actions.conflicts.isEmpty else {
@@ -323,9 +321,7 @@ public final class SharedLane: Sendable {
     while true {
       do {
         return try await body()
-      } catch let error as SharedLaneError {
-        throw error
-      } catch let error as SharedLogError {
+      } catch  where error is SharedLaneError || error is SharedLogError {
         throw error
       } catch let error as any LastingFailure where error.isLasting {
         throw error
@@ -340,12 +336,11 @@ public final class SharedLane: Sendable {
 
   /// Releases the node's name, if this node claimed it.
   private func release() async {
-    if claimed.withLock({ claimed in
+    let wasClaimed = claimed.withLock { claimed in
       defer { claimed = false }
       return claimed
-    }) {
-      await engine.releaseNode(node, of: lane)
     }
+    if wasClaimed { await engine.releaseNode(node, of: lane) }
   }
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
