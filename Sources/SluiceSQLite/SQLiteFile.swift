@@ -31,11 +31,7 @@ final class SQLiteFile: Sendable {
       path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
     if mode == .readWrite {
       try SQLiteStorage.waiting(purpose, path, busyTimeout) {
-        // GRDB sets `synchronous = NORMAL` with WAL mode, and every write goes through this
-        // connection.
-        try pool.writeWithoutTransaction { db in
-          try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
+        try SQLiteStorage.synchronousFull(pool)
         try SQLiteStorage.migrateRacing(migrator, pool)
       }
     }
