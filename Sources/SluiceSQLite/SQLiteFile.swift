@@ -31,22 +31,12 @@ final class SQLiteFile: Sendable {
       path: path, configuration: SQLiteStorage.configuration(mode, busyTimeout: busyTimeout))
     if mode == .readWrite {
       try SQLiteStorage.waiting(purpose, path, busyTimeout) {
-        // GRDB sets `synchronous = NORMAL` with WAL mode, and every write goes through this
-        // connection.
-        try pool.writeWithoutTransaction { db in
-          try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
+        try SQLiteStorage.synchronousFull(pool)
         try SQLiteStorage.migrateRacing(migrator, pool)
       }
     }
     self.pool = pool
     worker = BlockingWorker(name: thread)
-  }
-
-  /// Whether the file has `table` (always, in read-write mode, which made it).
-  func has(_ table: String, _ db: Database) throws -> Bool {
-    if mode == .readWrite { return true }
-    return try db.tableExists(table)
   }
 
   /// Reads in a transaction of its own, on the file's thread.

@@ -9,11 +9,11 @@ import Sluice
 /// Ends the waits for new entries of an SQLite log's lanes: one thread per engine, started by
 /// the first wait, sleeps until the database file or its WAL changes (inotify on Linux), then
 /// reads the heads of the lanes that have waits, in one transaction, and ends only the waits
-/// whose lane moved past them; since a commit becomes visible after its write (the fsync), it
-/// reads them again every millisecond for 20 ms after the change. A lane nobody waits for costs nothing; an
-/// engine whose file does not change does not wake.
-///
-/// Where inotify is missing, the thread looks every 2 ms instead.
+/// whose lane moved past them. A write reaches the file before its commit is visible (the
+/// fsync, then the WAL index, which inotify does not see): after a change, the heads are read
+/// again every millisecond for 20 ms, unless another change comes first. A lane nobody waits
+/// for costs nothing; an engine whose file does not change does not wake. Where inotify is
+/// missing, the thread looks every 2 ms instead.
 final class SQLiteLaneWatcher: Sendable {
   private struct Wait {
     let lane: String
@@ -46,23 +46,21 @@ final class SQLiteLaneWatcher: Sendable {
   /// Registers a wait for an entry of `lane` after `after`, before the caller's last look at
   /// the head (so that no change between the two is missed); returns its id.
   func register(lane: String, after: UInt64) -> UInt64 {
-    let start = state.withLock { state in
-      defer { state.nextID &+= 1 }
+    let (id, start) = state.withLock { state in
+      defer { (state.nextID, state.started) = (state.nextID &+ 1, true) }
       state.waits[state.nextID] = Wait(lane: lane, after: after)
-      defer { state.started = true }
       return (state.nextID, !state.started)
     }
-    if start.1 { startThread() }
-    return start.0
+    if start { startThread() }
+    return id
   }
 
   /// Returns once the wait `id` ended (its lane moved, or ``finish(_:)``).
   func wait(_ id: UInt64) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let waits = state.withLock { state -> Bool in
-        guard state.waits[id] != nil else { return false }
         state.waits[id]?.continuation = continuation
-        return true
+        return state.waits[id] != nil
       }
       if !waits { continuation.resume() }
     }
@@ -110,9 +108,6 @@ final class SQLiteLaneWatcher: Sendable {
         self?.state.withLock { $0.inotify = (descriptor, watch) }
         var buffer = [UInt8](repeating: 0, count: 4_096)
         var events = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        // A write to the log reaches the file before its commit is visible (the fsync, then
-        // the WAL index, which inotify does not see): after a change, the heads are read again
-        // every millisecond for 20 ms, unless another change comes first.
         var rechecks = 0
         while true {
           let ready = poll(&events, 1, rechecks > 0 ? 1 : -1)

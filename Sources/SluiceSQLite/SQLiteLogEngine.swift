@@ -11,9 +11,8 @@ import Sluice
 /// origin sequence are already in the lane keeps its number when its name and payload are the
 /// same (the `UNIQUE` constraint on lane, origin and origin sequence backs this up), and fails
 /// the batch with `SharedLogError.Kind.originConflict` when they differ. The file is in WAL
-/// mode, so readers never wait for the appender. A process
-/// that finds the file locked longer than `busyTimeout` gets ``SQLiteStorageError`` with kind
-/// ``SQLiteStorageError/Kind/busy``, and nothing is appended.
+/// mode, so readers never wait for the appender. A process that finds the file locked longer
+/// than `busyTimeout` gets ``SQLiteStorageError/Kind/busy``, and nothing is appended.
 ///
 /// A node claims its name (``claimNode(_:of:)``) with an OS lock on a file in the folder
 /// `<path>-nodes`, which the kernel releases when the process dies. A file made by a version
@@ -59,7 +58,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
     claims = SQLiteNodeClaims(folder: path + "-nodes", enabled: mode == .readWrite)
     watcher = SQLiteLaneWatcher(path: path) { lanes in
       try file.readHere { db in
-        guard try file.has("sluice_log", db) else { return [:] }
+        guard try Self.has("sluice_log", db, in: file) else { return [:] }
         var heads: [String: UInt64] = [:]
         for lane in lanes { heads[lane] = try Self.head(db, of: lane) }
         return heads
@@ -171,8 +170,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   {
     guard limit > 0 else { return [] }
     let start = try Self.column(sequence)
-    return try await file.reading("read the shared log") { [self] db in
-      guard try has("sluice_log", db) else { return [] }
+    return try await file.reading("read the shared log") { [file] db in
+      guard try Self.has("sluice_log", db, in: file) else { return [] }
       let rows = try Row.fetchAll(
         db,
         sql: """
@@ -194,8 +193,8 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func head(of lane: String) async throws -> UInt64 {
-    try await file.reading("read the shared log") { [self] db in
-      guard try has("sluice_log", db) else { return 0 }
+    try await file.reading("read the shared log") { [file] db in
+      guard try Self.has("sluice_log", db, in: file) else { return 0 }
       return try Self.head(db, of: lane)
     }
   }
@@ -291,23 +290,23 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   private func readSnapshot(
     _ sql: String, _ arguments: [any DatabaseValueConvertible & Sendable]
   ) async throws -> SharedSnapshot? {
-    let body = try await file.reading("read the shared lane's snapshots") { [self] db -> Data? in
-      guard try has("sluice_snapshot", db) else { return nil }
+    let body = try await file.reading("read the shared lane's snapshots") { [file] db -> Data? in
+      guard try Self.has("sluice_snapshot", db, in: file) else { return nil }
       return try Data.fetchOne(db, sql: sql, arguments: StatementArguments(arguments))
     }
     return try body.map { try JSONDecoder().decode(SharedSnapshot.self, from: $0) }
   }
 
-  /// Whether the file has `table` keyed by lane; in read-only mode, throws
-  /// ``SQLiteStorageError/Kind/outdatedSchema`` for a file of one lane, which only a read-write
-  /// open migrates. The table's columns tell, not the migrator's records (a file may have lost
-  /// them, or been made before the migrator kept them).
-  private func has(_ table: String, _ db: Database) throws -> Bool {
-    guard try file.has(table, db) else { return false }
+  /// Whether `file` has `table` keyed by lane (always, in read-write mode, which made it); in
+  /// read-only mode, throws ``SQLiteStorageError/Kind/outdatedSchema`` for a file of one lane,
+  /// which only a read-write open migrates. The table's columns tell, not the migrator's records
+  /// (a file may have lost them, or been made before the migrator kept them).
+  private static func has(_ table: String, _ db: Database, in file: SQLiteFile) throws -> Bool {
     if file.mode == .readWrite { return true }
+    guard try db.tableExists(table) else { return false }
     guard try db.columns(in: table).contains(where: { $0.name == "lane" }) else {
       throw SQLiteStorageError(
-        .outdatedSchema, path: path, operation: "read the shared log",
+        .outdatedSchema, path: file.path, operation: "read the shared log",
         migrations: [Self.lanesMigration])
     }
     return true

@@ -45,7 +45,7 @@ final class SQLiteNodeClaims: Sendable {
           let code = errno
           close(descriptor)
           if code == EWOULDBLOCK { throw Self.inUse(node, lane) }
-          throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+          throw Self.posix(code)
         }
         // A releaser may have removed the file between the open and the lock: the lock is then
         // on a file nobody else can find.
@@ -92,7 +92,7 @@ final class SQLiteNodeClaims: Sendable {
     SharedLogError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
   }
 
-  private static func posix() -> POSIXError {
-    POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+  private static func posix(_ code: Int32 = errno) -> POSIXError {
+    POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
   }
 }

@@ -15,8 +15,7 @@ import Sluice
 /// several nodes (each record carries its origin) and with an ``SQLiteStorage``; it should not
 /// be the shared log's own file, whose appends it would wait for. Each record is kept under its
 /// lane, so that nodes named alike in different lanes do not send each other's actions; a file
-/// written before lanes had their records moved to the lane named
-/// `SharedLane.defaultLane`.
+/// written before lanes had its records moved to the lane named `SharedLane.defaultLane`.
 public final class SQLiteOutboxStore: SharedOutboxStore {
   // Sendable: immutable.
   private let file: SQLiteFile

@@ -36,6 +36,13 @@ extension SQLiteStorage {
     return configuration
   }
 
+  /// Makes a write on `pool` durable when it returns, against a power loss too. GRDB sets
+  /// `synchronous = NORMAL` when it turns WAL mode on, after the connection's
+  /// `prepareDatabase`: every write goes through this one connection.
+  static func synchronousFull(_ pool: DatabasePool) throws {
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+  }
+
   /// Reads in a transaction of its own; see ``waiting(_:_:_:_:)``.
   func reading<T>(_ operation: String, _ value: (Database) throws -> T) throws -> T {
     try Self.waiting(operation, path, waitLimit) { try reader.read(value) }

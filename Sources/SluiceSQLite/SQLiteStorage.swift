@@ -103,11 +103,7 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
     case .readWrite:
       let pool = try Self.waiting("open", path, busyTimeout) {
         let pool = try DatabasePool(path: path, configuration: configuration)
-        // GRDB sets `synchronous = NORMAL` when it turns WAL mode on, after the connection's
-        // `prepareDatabase`: every write goes through this one connection.
-        try pool.writeWithoutTransaction { db in
-          try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
+        try Self.synchronousFull(pool)
         try Self.migrate(pool, path: path)
         return pool
       }

@@ -50,19 +50,19 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
     var added: [SharedLogRecord] = []
     var addedNumbers: [String: [UInt64: UInt64]] = [:]
     for record in records {
-      let existing: SharedLogRecord
-      let sequence: UInt64
-      if let number = current.numbers[record.origin]?[record.originSequence] {
-        (existing, sequence) = (current.log[Int(number - 1)].record, number)
-      } else if let number = addedNumbers[record.origin]?[record.originSequence] {
-        (existing, sequence) = (added[Int(number - current.head - 1)], number)
-      } else {
+      guard
+        let sequence = current.numbers[record.origin]?[record.originSequence]
+          ?? addedNumbers[record.origin]?[record.originSequence]
+      else {
         added.append(record)
         let number = current.head + UInt64(added.count)
         addedNumbers[record.origin, default: [:]][record.originSequence] = number
         result.append(number)
         continue
       }
+      let existing =
+        sequence > current.head
+        ? added[Int(sequence - current.head - 1)] : current.log[Int(sequence - 1)].record
       guard existing.name == record.name, existing.payload == record.payload else {
         throw SharedLogError(
           .originConflict(

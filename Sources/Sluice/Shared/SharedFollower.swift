@@ -71,10 +71,9 @@ struct SharedFollower: Sendable {
     var failures = 0
     while !Task.isCancelled {
       do {
-        var limit = Self.batchLimit
-        if checkedSnapshots != nil {
-          limit = min(limit, Int(clamping: interval - applied % interval))
-        }
+        let limit =
+          checkedSnapshots == nil
+          ? Self.batchLimit : min(Self.batchLimit, Int(clamping: interval - applied % interval))
         let entries = try await engine.entries(of: name, after: applied, limit: limit)
         failures = 0
         guard !entries.isEmpty else {

@@ -121,10 +121,8 @@ public final class SharedLane: Sendable {
   ///   or ``SharedLogError`` of kind ``SharedLogError/Kind/invalidLaneName(_:)``.
   public init(
     engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
-    node: String = UUID().uuidString,
-    outbox: (any SharedOutboxStore)? = nil, limits: Limits = Limits(),
-    label: String = "sluice.shared",
-    snapshotInterval: UInt64 = 1_000,
+    node: String = UUID().uuidString, outbox: (any SharedOutboxStore)? = nil,
+    limits: Limits = Limits(), label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
     guard actions.conflicts.isEmpty else {
@@ -323,9 +321,7 @@ public final class SharedLane: Sendable {
     while true {
       do {
         return try await body()
-      } catch let error as SharedLaneError {
-        throw error
-      } catch let error as SharedLogError {
+      } catch  where error is SharedLaneError || error is SharedLogError {
         throw error
       } catch let error as any LastingFailure where error.isLasting {
         throw error
@@ -340,12 +336,11 @@ public final class SharedLane: Sendable {
 
   /// Releases the node's name, if this node claimed it.
   private func release() async {
-    if claimed.withLock({ claimed in
+    let wasClaimed = claimed.withLock { claimed in
       defer { claimed = false }
       return claimed
-    }) {
-      await engine.releaseNode(node, of: lane)
     }
+    if wasClaimed { await engine.releaseNode(node, of: lane) }
   }
 
   // MARK: - The appending loop (the applying one is `SharedFollower`)
@@ -364,13 +359,15 @@ public final class SharedLane: Sendable {
     while !Task.isCancelled {
       let batch = await outbox.nextBatch(count: count)
       guard !batch.isEmpty else { return }
-      if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
+      if let store { await once(outbox, &storeFailing) { try await keep(outbox, in: store, lane) } }
       do {
         let numbers = try await engine.append(batch.map(\.record), to: lane)
         outbox.acknowledge(batch, numbers: numbers)
         failures = 0
         count = count > largest / 2 ? largest : count * 2
-        if let store { await forget(batch, in: store, lane, outbox, failing: &storeFailing) }
+        if let store {
+          await once(outbox, &storeFailing) { try await forget(batch, in: store, lane) }
+        }
       } catch {
         if Task.isCancelled { return }
         if let conflict = error as? SharedLogError, case .originConflict = conflict.kind {
@@ -389,7 +386,9 @@ public final class SharedLane: Sendable {
           let step = min(.milliseconds(10), left)
           try? await clock.sleep(for: step)
           left -= step
-          if let store { await keep(outbox, in: store, lane, failing: &storeFailing) }
+          if let store {
+            await once(outbox, &storeFailing) { try await keep(outbox, in: store, lane) }
+          }
         }
       }
     }
@@ -405,36 +404,29 @@ public final class SharedLane: Sendable {
     outbox.markKept(unkept)
   }
 
-  /// ``keep(_:in:)``, reporting a failure once until the store works again; the log is tried
-  /// all the same.
-  private static func keep(
-    _ outbox: SharedOutbox, in store: any SharedOutboxStore, _ lane: String, failing: inout Bool
-  ) async {
-    do {
-      try await keep(outbox, in: store, lane)
-      failing = false
-    } catch {
-      if !failing { outbox.report(error, action: nil) }
-      failing = true
-    }
-  }
-
   /// Forgets the records of `batch`, which the log took, in `store`. A record kept again after
   /// this (by ``waitUntilDurable()`` racing the appender) is forgotten with the next batch of
   /// its origin, or appended once more, and ignored by the log, by the next node that starts.
   private static func forget(
-    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ lane: String,
-    _ outbox: SharedOutbox, failing: inout Bool
-  ) async {
+    _ batch: [SharedOutbox.Pending], in store: any SharedOutboxStore, _ lane: String
+  ) async throws {
     var through: [String: UInt64] = [:]
     for pending in batch {
       through[pending.record.origin] = max(
         through[pending.record.origin] ?? 0, pending.record.originSequence)
     }
+    for (origin, sequence) in through {
+      try await store.forget(origin: origin, through: sequence, of: lane)
+    }
+  }
+
+  /// Runs a write to the outbox store, reporting its failure once until the store works again
+  /// (`failing` says whether the last one failed); the log is tried all the same.
+  private static func once(
+    _ outbox: SharedOutbox, _ failing: inout Bool, _ write: () async throws -> Void
+  ) async {
     do {
-      for (origin, sequence) in through {
-        try await store.forget(origin: origin, through: sequence, of: lane)
-      }
+      try await write()
       failing = false
     } catch {
       if !failing { outbox.report(error, action: nil) }

@@ -7,12 +7,7 @@ import Foundation
 /// `limits.batchBytes` bytes. An action gets its origin sequence when it first goes into a batch
 /// or into the outbox store, and keeps it for every retry and restart, so the log applies it
 /// once. Numbers continue after the node's last entry in the log (see ``noteOwn(_:)``), so a
-/// node restarted under the same name never reuses one.
-///
-/// The outbox holds at most `limits.pending` actions by the rule of `maxQueueDepth`: a `send`
-/// waits for room; a `dispatch`, which must not wait, queues past the bound and is reported
-/// (``ReportedIssue/Kind/queueBoundExceeded``, once until the outbox is back under it). No
-/// action is dropped.
+/// node restarted under the same name never reuses one. Its bound is `SharedLane.Limits.pending`.
 final class SharedOutbox: LaneOrderSource {
   struct Pending: Sendable {
     /// Identifies the action in this outbox, for who waits for it.

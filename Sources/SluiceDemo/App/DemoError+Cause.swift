@@ -33,9 +33,8 @@ extension DemoError {
   /// held the database; `nil` for another error.
   private static func busy(_ error: any Error) -> (Duration?, String)? {
     switch error {
-    case let error as Sluice.PersistenceError:
-      if case .storage(_, _, let underlying) = error { return busy(underlying) }
-      return nil
+    case Sluice.PersistenceError.storage(_, _, let underlying):
+      return busy(underlying)
     case let error as SQLiteStorageError where error.kind == .busy:
       return (error.busyTimeout, error.underlying.map { "\($0)" } ?? "\(error)")
     case let error as DatabaseError
@@ -59,9 +58,8 @@ extension DemoError {
   /// - Returns: A phrase, without a capital or a final period, to follow a colon.
   static func cause(of error: any Error, at path: String? = nil) -> String {
     switch error {
-    case let error as Sluice.PersistenceError:
-      if case .storage(_, _, let underlying) = error { return cause(of: underlying, at: path) }
-      return error.description
+    case Sluice.PersistenceError.storage(_, _, let underlying):
+      return cause(of: underlying, at: path)
     case let error as DatabaseError:
       return cause(of: error, at: path)
     case let error as POSIXError:

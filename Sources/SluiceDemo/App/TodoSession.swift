@@ -117,13 +117,6 @@ struct TodoSession {
     return (lane, todos)
   }
 
-  init(place: String, path: String?, todos: Store<TodoList>, lane: SharedLane?) {
-    self.place = place
-    self.path = path
-    self.todos = todos
-    self.lane = lane
-  }
-
   /// Sends `action` and returns once it is in the log and applied here (on disk or in
   /// PostgreSQL), or reduced and saved (in memory).
   func send(_ action: some Action) async throws(DemoError) {
@@ -147,10 +140,8 @@ struct TodoSession {
   private func save() async throws(DemoError) {
     do {
       try await todos.persistence?.flush()
+      if let error = todos.persistence?.lastError { throw error }
     } catch {
-      throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
-    }
-    if let error = todos.persistence?.lastError {
       throw .onStore(error, at: path, place: place) { .notSaved(path: place, reason: $0) }
     }
   }
