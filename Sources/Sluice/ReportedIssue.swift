@@ -21,10 +21,10 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let runawayActionChain = Kind("runawayActionChain")
     /// A store's `state` was read from inside one of its own reducers.
     public static let stateReadInsideReducer = Kind("stateReadInsideReducer")
-    /// Reducers on different threads read each other's stores while each held its own, before
-    /// the stores published a state: one read returned the store's initial state instead of
-    /// waiting forever. The stores publish their state from then on, so once they have, it
-    /// cannot happen again.
+    /// A reducer read a store whose reducer ran on another thread, before the store published a
+    /// state: the read returned the store's initial state instead of waiting (the wait could be
+    /// a cycle of reducers waiting for each other). The store publishes its state from then on,
+    /// so once it has, it cannot happen again.
     public static let stateReadCycle = Kind("stateReadCycle")
     /// `waitFor` declared an ordering cycle between stores; the edge that closes it is ignored.
     public static let storeOrderCycle = Kind("storeOrderCycle")

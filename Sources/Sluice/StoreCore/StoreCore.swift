@@ -11,7 +11,7 @@ import Synchronization
 /// calling them costs no reference counting.
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
-  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`, `hasPublished`).
+  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`).
   @usableFromInline let lane: Lane
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
@@ -46,12 +46,11 @@ class AnyStoreCore: @unchecked Sendable {
   /// returns (lane only).
   @usableFromInline @exclusivity(unchecked)
   var deferredInTransaction: [(action: any Action, slot: Int)] = []
-  /// The tag of the thread running one of the store's reducers (``ReducerContext/threadTag``),
-  /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
-  /// running reducer from a reader's short hold of the lock.
+  /// The tag of the thread running (or about to run) one of the store's reducers
+  /// (``ThreadContext/currentID``), or 0. Written by that thread only, before it takes the
+  /// store's lock; readers compare it with their own tag, and tell a running reducer from a
+  /// short hold of the lock.
   @usableFromInline let reducingThread = Atomic<UInt>(0)
-  /// Whether the store published a state (see `StoreCore+Reading.swift`); set once.
-  let hasPublished = Atomic<Bool>(false)
 
   @usableFromInline
   init(
@@ -156,8 +155,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline let mirrored = Atomic<Int>(0)
   /// Guards `published`; held only to copy or swap it.
   @usableFromInline let publishedLock = InternalLock()
-  /// The state after the last completed step, once the store published one. Only the lane
-  /// assigns it, from `current`, under `lock` too.
+  /// The state after the last completed step, once the store published one. Assigned from
+  /// `current`, under `lock` too.
   @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
@@ -273,8 +272,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   func apply(slot: Int, payload: ActionPayload) {
     reducedInStep = true
     let depth = ReducerContext.depth
-    lock.lock()
     reducingThread.store(UInt(bitPattern: depth), ordering: .relaxed)
+    lock.lock()
     depth.pointee &+= 1
     table.run(slot: slot, state: &current, payload: payload)
     reducingThread.store(0, ordering: .relaxed)
@@ -294,7 +293,6 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     publishedLock.lock()
     swap(&published, &replaced)
     publishedLock.unlock()
-    if replaced == nil { hasPublished.store(true, ordering: .releasing) }
     lock.unlock()
     // Released here, outside the locks: a deinit may read the store.
     withExtendedLifetime(replaced) {}
