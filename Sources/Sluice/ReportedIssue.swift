@@ -21,10 +21,11 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let runawayActionChain = Kind("runawayActionChain")
     /// A store's `state` was read from inside one of its own reducers.
     public static let stateReadInsideReducer = Kind("stateReadInsideReducer")
-    /// A reducer read a store whose reducer ran on another thread, before the store published a
+    /// A reducer read a store of another lane that another thread held, before it published a
     /// state: the read returned the store's initial state instead of waiting (the wait could be
-    /// a cycle of reducers waiting for each other). The store publishes its state from then on,
-    /// so once it has, it cannot happen again.
+    /// a cycle of reducers waiting for each other). Reported once per store; the store publishes
+    /// its state from the end of the running step on, after which no read gets the initial
+    /// state.
     public static let stateReadCycle = Kind("stateReadCycle")
     /// `waitFor` declared an ordering cycle between stores; the edge that closes it is ignored.
     public static let storeOrderCycle = Kind("storeOrderCycle")

@@ -9,16 +9,16 @@
 ///
 /// A read:
 /// 1. takes `lock` if it is free and copies `current` (the common case; a few retains);
-/// 2. otherwise returns `published`, if there is one: it never waits for a reducer;
-/// 3. otherwise, when another thread's reducer holds the lock, makes the store mirrored (the
-///    running step publishes its result), then: from outside any reducer, waits for the lock
-///    (that reducer never blocks on a read, by the next point, so the wait ends); from inside a
-///    reducer, returns the initial state and reports ``ReportedIssue/Kind/stateReadCycle``:
-///    waiting there could close a cycle of reducers waiting for each other;
-/// 4. otherwise (the lock is held for a copy or a swap, no user code) waits for the lock.
-///
-/// A reducer marks its store (`reducingThread`) before it takes `lock`, so a read that finds
-/// the lock held and no reducer marked waits only for code that never blocks.
+/// 2. otherwise, from the thread holding the store's lane (its reducers and observers read the
+///    lane's other stores), copies `current` without the lock: that thread is the only writer,
+///    and it is not writing;
+/// 3. otherwise returns `published`, if there is one: it never waits for a reducer;
+/// 4. otherwise, from inside a reducer, never waits: makes the store mirrored (the running
+///    step publishes its result), returns the initial state and reports
+///    ``ReportedIssue/Kind/stateReadCycle``, once per store (waiting there could close a cycle
+///    of reducers waiting for each other);
+/// 5. otherwise, from outside any reducer, makes the store mirrored when a reducer runs, and
+///    waits for the lock (no reducer blocks on a read, by the points above, so the wait ends).
 ///
 /// A read from inside a reducer of a store on another lane that finds the lock free mirrors the
 /// store and publishes its state at once: from then on no read of the store from a reducer
@@ -28,8 +28,8 @@
 /// the state before the running step, or the initial state when nothing is published.
 ///
 /// `published` is assigned under `lock` and `publishedLock`: by the lane at the end of a step
-/// (or a reset, a rollback, a transaction) that finds the store mirrored, or by the read that
-/// mirrors it.
+/// (or a reset, a rollback, a transaction) that finds the store mirrored, or by a reducer's
+/// read of a store of another lane that finds nothing published.
 ///
 /// Cost: an unmirrored store pays, per step, a few stores to mark its reducer as running and
 /// one flag load. A mirrored store also pays, per step, the copy of the buffers its reducer
@@ -50,14 +50,16 @@ extension StoreCore {
   var isMirrored: Bool { mirrored.load(ordering: .relaxed) != 0 }
 
   /// Makes the store mirrored: the running step, if any, and every later one publish.
-  private func startMirroring() { mirrored.store(1, ordering: .relaxed) }
+  private func startMirroring() {
+    _ = mirrored.compareExchange(expected: 0, desired: 1, ordering: .relaxed)
+  }
 
-  /// Copies `current` and lets `lock` go (the caller holds it); when the caller is a reducer
-  /// and the store is on a lane another thread may hold, mirrors the store and publishes
-  /// `current` now.
+  /// Copies `current` and lets `lock` go (the caller holds it); when the caller is a reducer,
+  /// the store is on a lane another thread may hold and nothing is published, mirrors the
+  /// store and publishes `current` now.
   private func readHoldingLock() -> State {
     let value = current
-    guard ReducerContext.isInsideReducer, !isMirrored, !lane.isCurrentThreadDraining else {
+    guard ReducerContext.isInsideReducer, published == nil, !lane.isCurrentThreadDraining else {
       lock.unlock()
       return value
     }
@@ -70,11 +72,11 @@ extension StoreCore {
   private func readContended() -> State {
     let holder = reducingThread.load(ordering: .relaxed)
     if holder == ThreadContext.currentID { return readInsideOwnReducer() }
+    // The lane's thread is the only writer of `current`, and it is here, not writing.
+    if lane.isCurrentThreadDraining { return current }
     if let published = readPublished() { return published }
-    if holder != 0 {
-      startMirroring()
-      if ReducerContext.isInsideReducer { return readInsideBusyStore() }
-    }
+    if ReducerContext.isInsideReducer { return readInsideBusyStore() }
+    if holder != 0 { startMirroring() }
     lock.lock()
     return readHoldingLock()
   }
@@ -99,17 +101,20 @@ extension StoreCore {
     return published ?? initialState
   }
 
-  /// A read from inside a reducer, of a store whose reducer runs on another thread, with
-  /// nothing published: waiting could close a cycle, so it returns the initial state.
+  /// A read from inside a reducer, of a store of another lane whose lock another thread holds,
+  /// with nothing published: waiting could close a cycle (or wait for that lane's reducers
+  /// without end), so it mirrors the store and returns the initial state; the first such read
+  /// of the store is reported (`mirrored` becomes 2).
   private func readInsideBusyStore() -> State {
+    guard mirrored.exchange(2, ordering: .relaxed) != 2 else { return initialState }
     lane.reporter.report(
       ReportedIssue(
         kind: .stateReadCycle,
         message:
-          "Store<\(State.self)>.state was read from a reducer while the store's own reducer ran "
-          + "on another thread, before the store had published a state. The initial state was "
-          + "returned instead of waiting (the wait could be a cycle: a deadlock). The store "
-          + "publishes its state from its next step on.",
+          "Store<\(State.self)>.state was read from a reducer while another thread held the "
+          + "store (its reducer, mostly), before the store had published a state. The initial "
+          + "state was returned instead of waiting (the wait could be a cycle: a deadlock). "
+          + "Until its running step ends, such reads get the initial state (reported once).",
         fileID: #fileID, line: #line))
     return initialState
   }

@@ -46,10 +46,9 @@ class AnyStoreCore: @unchecked Sendable {
   /// returns (lane only).
   @usableFromInline @exclusivity(unchecked)
   var deferredInTransaction: [(action: any Action, slot: Int)] = []
-  /// The tag of the thread running (or about to run) one of the store's reducers
-  /// (``ThreadContext/currentID``), or 0. Written by that thread only, before it takes the
-  /// store's lock; readers compare it with their own tag, and tell a running reducer from a
-  /// short hold of the lock.
+  /// The tag of the thread running one of the store's reducers (``ThreadContext/currentID``),
+  /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
+  /// running reducer from a reader's short hold of the lock.
   @usableFromInline let reducingThread = Atomic<UInt>(0)
 
   @usableFromInline
@@ -151,7 +150,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline let lock = InternalLock()
   /// Exclusivity is enforced by the lane (one writer) and `lock` (readers), not at run time.
   @usableFromInline @exclusivity(unchecked) var current: State
-  /// Nonzero once each step publishes its result: set once by a reader, never cleared.
+  /// Nonzero once each step publishes its result: set by a reader, never cleared; 2 once a
+  /// reducer's read got the initial state and was reported.
   @usableFromInline let mirrored = Atomic<Int>(0)
   /// Guards `published`; held only to copy or swap it.
   @usableFromInline let publishedLock = InternalLock()
@@ -272,8 +272,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   func apply(slot: Int, payload: ActionPayload) {
     reducedInStep = true
     let depth = ReducerContext.depth
-    reducingThread.store(UInt(bitPattern: depth), ordering: .relaxed)
     lock.lock()
+    reducingThread.store(UInt(bitPattern: depth), ordering: .relaxed)
     depth.pointee &+= 1
     table.run(slot: slot, state: &current, payload: payload)
     reducingThread.store(0, ordering: .relaxed)

@@ -209,6 +209,45 @@ import Testing
     #expect(await held.readWhileHeld() == Tally(), "the reset state was published")
   }
 
+  @Test func aReducerReadingAStoreAnotherThreadHoldsForAReadNeverWaits() async {
+    let log = IssueLog()
+    let dispatcher = Dispatcher()
+    let ticks = Reducer<Tally>().on(Tick.self) { state, _ in state.bump() }
+    let near = Store(initialState: Tally(count: 1), dispatcher: dispatcher, reducer: ticks)
+    let far = Store(
+      initialState: Tally(count: 2), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      reducer: ticks)
+    near.dispatch(Tick())
+    far.dispatch(Tick())
+    let reader = Store(
+      initialState: Tally(), dispatcher: dispatcher,
+      reducer: Reducer<Tally>().on(ReadOther.self) { state, _ in
+        state.seen = near.state.count * 10 + far.state.count
+      })
+    // Another thread holds both stores' locks, as a read from outside does while it copies.
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let holder = ObsThreads(1) { _ in
+      near.core.lock.lock()
+      far.core.lock.lock()
+      held.signal()
+      _ = release.wait(timeout: .now() + 60)
+      far.core.lock.unlock()
+      near.core.lock.unlock()
+    }
+    #expect(await wait(for: held))
+
+    let finished = await obsOnBackgroundThread(timeout: 60) { reader.dispatch(ReadOther()) }
+    release.signal()
+    #expect(await holder.join())
+
+    #expect(finished, "the reducer waited for the thread holding a store's lock")
+    // The store of its own lane is read without the lock (2); the other lane's gives its
+    // initial state (2, not 3: nothing was published).
+    #expect(reader.state.seen == 22)
+    #expect(log.issues.map(\.kind) == [.stateReadCycle])
+  }
+
   @Test func aReadFromAReducerMirrorsOnlyAStoreOfAnotherLane() {
     let dispatcher = Dispatcher()
     let near = Store(initialState: Tally(), dispatcher: dispatcher)
