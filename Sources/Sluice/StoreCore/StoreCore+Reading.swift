@@ -27,10 +27,6 @@
 /// (``ReportedIssue/Kind/stateReadInsideReducer``) and returns the published state, which is
 /// the state before the running step, or the initial state when nothing is published.
 ///
-/// `published` is assigned under `lock` and `publishedLock`: by the lane at the end of a step
-/// (or a reset, a rollback, a transaction) that finds the store mirrored, or by a reducer's
-/// read of a store of another lane that finds nothing published.
-///
 /// Cost: an unmirrored store pays, per step, a few stores to mark its reducer as running and
 /// one flag load. A mirrored store also pays, per step, the copy of the buffers its reducer
 /// changes (the published copy shares them, so the first write to each copies it), a retain,

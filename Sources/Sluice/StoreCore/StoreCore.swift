@@ -156,7 +156,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Guards `published`; held only to copy or swap it.
   @usableFromInline let publishedLock = InternalLock()
   /// The state after the last completed step, once the store published one. Assigned from
-  /// `current`, under `lock` too.
+  /// `current`, under `lock` too: by a step (a reset, a rollback, a transaction) that finds the
+  /// store mirrored, or by a reducer's read of another lane's store with nothing published.
   @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
