@@ -77,7 +77,7 @@ extension Dispatcher {
 
   /// Releases every lock held on this lane, calling each one's `onRelease` callbacks.
   public func removeAllLocks() {
-    for lock in lane.heldLocks { lock.release() }
+    for lock in lane.storage.locks { lock.release() }
   }
 
   /// Whether a lock holds the lane.

@@ -68,7 +68,14 @@ extension Lane {
     }
     transaction.close()
     transaction.commit()
-    for action in transaction.dispatched { finishStep(after: action) }
+    // What follows the reducers of each action (middleware did not see them).
+    for action in transaction.dispatched {
+      let actionType = type(of: action)
+      let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
+      if let extras = lastExtras {
+        finishStep(action, extras: extras, routes: routes, consultingMiddleware: false)
+      }
+    }
     return .committed
   }
 

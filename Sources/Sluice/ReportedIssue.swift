@@ -21,10 +21,11 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let runawayActionChain = Kind("runawayActionChain")
     /// A store's `state` was read from inside one of its own reducers.
     public static let stateReadInsideReducer = Kind("stateReadInsideReducer")
-    /// Reducers on different threads read each other's stores while each held its own, before
-    /// the stores published a state: one read returned the store's initial state instead of
-    /// waiting forever. The stores publish their state from then on, so once they have, it
-    /// cannot happen again.
+    /// A reducer read a store of another lane that another thread held, before it published a
+    /// state: the read returned the store's initial state instead of waiting (the wait could be
+    /// a cycle of reducers waiting for each other). Reported once per store; the store publishes
+    /// its state from the end of the running step on, after which no read gets the initial
+    /// state.
     public static let stateReadCycle = Kind("stateReadCycle")
     /// `waitFor` declared an ordering cycle between stores; the edge that closes it is ignored.
     public static let storeOrderCycle = Kind("storeOrderCycle")

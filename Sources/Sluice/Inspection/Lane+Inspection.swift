@@ -145,7 +145,7 @@ extension Lane {
         route.notify()
       }
       notifyingCore = nil
-      if let extras { finishStep(payload, extras: extras, routes: routes) }
+      if let extras { finishStep(action, extras: extras, routes: routes) }
     }
   }
 }

@@ -20,19 +20,13 @@ struct LaneHandle {
   var effectGroups: [EffectGroup] = []
 }
 
-/// What a dispatcher that went leaves behind, released outside the lane's lock.
-struct DispatcherLeftovers {
-  var stores: [AnyStore] = []
-  var effectGroups: [EffectGroup] = []
-}
-
 extension Lane {
   /// The lane's dispatcher: the same object for as long as anything holds it (every store on
   /// the lane that is not registered does); a new one when the earlier one went.
   var dispatcher: Dispatcher {
     if let existing = lock.withLock({ handle.current }) { return existing }
     let made = Dispatcher(lane: self)
-    let (chosen, leftovers) = lock.withLock { () -> (Dispatcher, DispatcherLeftovers?) in
+    let (chosen, leftovers) = lock.withLock { () -> (Dispatcher, LaneHandle?) in
       // Another thread may have made one meanwhile: the first one made wins.
       if let existing = handle.current { return (existing, nil) }
       let leftovers = takeLeftoversLocked()
@@ -42,7 +36,7 @@ extension Lane {
       _ = reconcileHoldLocked()
       return (made, leftovers)
     }
-    if let leftovers { release(leftovers) }
+    release(leftovers)
     return chosen
   }
 
@@ -55,25 +49,20 @@ extension Lane {
   /// a newer dispatcher took them over already.
   func dispatcherGone() {
     // `current` reads `nil` once the dispatcher's deinitialization started.
-    let leftovers = lock.withLock { handle.current == nil ? takeLeftoversLocked() : nil }
-    if let leftovers { release(leftovers) }
+    release(lock.withLock { handle.current == nil ? takeLeftoversLocked() : nil })
   }
 
-  /// Takes what a dispatcher that is gone left (under `lock`, with no current dispatcher).
-  private func takeLeftoversLocked() -> DispatcherLeftovers {
-    defer {
-      handle.registry.removeAll()
-      handle.effectGroups.removeAll()
-    }
-    // No hold to take: `held` holds `current`, which is gone.
-    return DispatcherLeftovers(
-      stores: Array(handle.registry.values), effectGroups: handle.effectGroups)
+  /// Takes the registry and effects a dispatcher that is gone left (under `lock`, with no
+  /// current dispatcher; no hold to take: `held` holds `current`, which is gone).
+  private func takeLeftoversLocked() -> LaneHandle {
+    defer { handle = LaneHandle() }
+    return handle
   }
 
   /// Releases what a dispatcher left, outside `lock`: its registered stores are deinitialized
   /// (unless the program holds them), its effects removed and cancelled.
-  func release(_ leftovers: DispatcherLeftovers) {
-    for group in leftovers.effectGroups { removeEffects(group: group) }
+  private func release(_ leftovers: LaneHandle?) {
+    for group in leftovers?.effectGroups ?? [] { removeEffects(group: group) }
     _ = leftovers  // The stores are released here, outside the lock.
   }
 

@@ -27,9 +27,6 @@ extension Lane {
       })
   }
 
-  /// The locks held now.
-  var heldLocks: [Lock] { storage.locks }
-
   /// Processes an exclusive action with `lock` as the current lock (so the reactions it causes
   /// can take it); releases the lock afterwards when it autoreleases and no store changed.
   func processExclusive(_ action: any Action, under lock: Lock) {

@@ -277,7 +277,9 @@ final class Lane: @unchecked Sendable {
     refreshRouting()
     if id == lastType, let route = lastSingle {
       if route.reduce(payload) { route.notify() }
-      if let extras = lastExtras { finishStep(payload, extras: extras, routes: lastRoutes) }
+      if let extras = lastExtras {
+        finishStep(payload.boxed(), extras: extras, routes: lastRoutes)
+      }
       return
     }
     processRouting(payload, id: id)
@@ -304,13 +306,7 @@ final class Lane: @unchecked Sendable {
       for route in touched { route.notify() }
       touched.removeAll(keepingCapacity: true)
     }
-    if let extras { finishStep(payload, extras: extras, routes: routes) }
-  }
-
-  /// Boxes the action for the steps after its reducers.
-  @inline(never)
-  func finishStep(_ payload: ActionPayload, extras: StepExtras, routes: [Route]) {
-    finishStep(payload.boxed(), extras: extras, routes: routes, consultingMiddleware: true)
+    if let extras { finishStep(payload.boxed(), extras: extras, routes: routes) }
   }
 
   /// Reports the error an action carries and starts its effects (drainer only).
@@ -320,8 +316,9 @@ final class Lane: @unchecked Sendable {
   /// are vetoed when a store dropped the action and none took it (reduced it or a replacement of
   /// it). Each decision is read once, then reset. Without it (a transaction that committed,
   /// where middleware does not see the action), they run whatever middleware decided.
-  private func finishStep(
-    _ action: any Action, extras: StepExtras, routes: [Route], consultingMiddleware: Bool
+  @inline(never)
+  func finishStep(
+    _ action: any Action, extras: StepExtras, routes: [Route], consultingMiddleware: Bool = true
   ) {
     let consulting = consultingMiddleware && extras.mayIntercept
     var diverted = false
@@ -382,16 +379,6 @@ final class Lane: @unchecked Sendable {
       for registration in cachedRouting.effects[id] ?? [] where registration.owner === route.core {
         effects.trigger(registration, action: replacement, runs: !runsNoEffects)
       }
-    }
-  }
-
-  /// Runs what follows the reducers of `action` when it was reduced elsewhere: in a
-  /// transaction that committed, where middleware does not see the action (drainer only).
-  func finishStep(after action: any Action) {
-    let actionType = type(of: action)
-    let routes = routes(for: ObjectIdentifier(actionType), type: actionType)
-    if let extras = lastExtras {
-      finishStep(action, extras: extras, routes: routes, consultingMiddleware: false)
     }
   }
 

@@ -24,8 +24,8 @@ enum ThreadContext {
   /// A number that identifies the calling thread while it runs; never 0, low bit clear.
   ///
   /// The address of a thread-local variable: distinct for every live thread, aligned, and two
-  /// instructions to get (no call, unlike `pthread_self()`). ``ReducerContext/threadTag`` is
-  /// this number.
+  /// instructions to get (no call, unlike `pthread_self()`): the address of
+  /// ``ReducerContext/depth``.
   @inlinable
   static var currentID: UInt { UInt(bitPattern: sluice_reducer_depth_pointer()) }
 

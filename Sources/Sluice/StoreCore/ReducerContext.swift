@@ -6,20 +6,16 @@ import CSluiceSupport
 /// lane, so a thread may hold several store locks at once. Each store records which thread runs
 /// its reducer (``AnyStoreCore/reducingThread``) and each thread counts the reducers it runs: a
 /// read uses them to tell whether the lock it wants is held by its own thread (waiting would
-/// never end), whether it holds any store lock (then it must never block on another store), and
-/// who holds the lock it wants (the edges of the wait-for graph in ``StateReadWaits``).
+/// never end), and whether it holds any store lock (then it never waits for another store's
+/// reducer).
 ///
-/// The thread's tag is the address of its reducer depth, a thread-local variable: two
-/// instructions, no call, never 0.
+/// A store marks its reducer's thread with ``ThreadContext/currentID``, the address of the
+/// thread's reducer depth.
 @usableFromInline
 enum ReducerContext {
   /// The calling thread's reducer depth; its address is the thread's tag.
   @inlinable
   static var depth: UnsafeMutablePointer<Int> { sluice_reducer_depth_pointer() }
-
-  /// A number that identifies the calling thread while it runs; never 0. The thread's
-  /// identity everywhere in Sluice (``ThreadContext/currentID``): the address of `depth`.
-  static var threadTag: UInt { ThreadContext.currentID }
 
   /// Whether a reducer runs on the calling thread (it holds at least one store lock).
   static var isInsideReducer: Bool { sluice_reducer_depth_pointer().pointee > 0 }

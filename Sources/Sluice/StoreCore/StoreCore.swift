@@ -11,7 +11,7 @@ import Synchronization
 /// calling them costs no reference counting.
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
-  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`, `hasPublished`).
+  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`).
   @usableFromInline let lane: Lane
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
@@ -46,12 +46,10 @@ class AnyStoreCore: @unchecked Sendable {
   /// returns (lane only).
   @usableFromInline @exclusivity(unchecked)
   var deferredInTransaction: [(action: any Action, slot: Int)] = []
-  /// The tag of the thread running one of the store's reducers (``ReducerContext/threadTag``),
+  /// The tag of the thread running one of the store's reducers (``ThreadContext/currentID``),
   /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
   /// running reducer from a reader's short hold of the lock.
   @usableFromInline let reducingThread = Atomic<UInt>(0)
-  /// Whether the store published a state (see `StoreCore+Reading.swift`); set once.
-  let hasPublished = Atomic<Bool>(false)
 
   @usableFromInline
   init(
@@ -152,12 +150,14 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline let lock = InternalLock()
   /// Exclusivity is enforced by the lane (one writer) and `lock` (readers), not at run time.
   @usableFromInline @exclusivity(unchecked) var current: State
-  /// Nonzero once each step publishes its result: set once by a reader, never cleared.
+  /// Nonzero once each step publishes its result: set by a reader, never cleared; 2 once a
+  /// reducer's read got the initial state and was reported.
   @usableFromInline let mirrored = Atomic<Int>(0)
   /// Guards `published`; held only to copy or swap it.
   @usableFromInline let publishedLock = InternalLock()
-  /// The state after the last completed step, once the store published one. Only the lane
-  /// assigns it, from `current`, under `lock` too.
+  /// The state after the last completed step, once the store published one. Assigned from
+  /// `current`, under `lock` too: by a step (a reset, a rollback, a transaction) that finds the
+  /// store mirrored, or by a reducer's read of another lane's store with nothing published.
   @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
@@ -294,7 +294,6 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     publishedLock.lock()
     swap(&published, &replaced)
     publishedLock.unlock()
-    if replaced == nil { hasPublished.store(true, ordering: .releasing) }
     lock.unlock()
     // Released here, outside the locks: a deinit may read the store.
     withExtendedLifetime(replaced) {}

@@ -4,8 +4,8 @@ import Testing
 
 @testable import Sluice
 
-/// S5: reading `state` never waits for a reducer once the store is mirrored, never deadlocks,
-/// and never returns a torn value.
+/// S5: reading `state` never waits for a reducer from inside a reducer, nor once the store is
+/// mirrored; it never deadlocks, and never returns a torn value.
 @Suite struct StateReadTests {
   /// Satisfies `twice == 2 * count` and `text.count == count % 50` after every step.
   struct Tally: Equatable, Sendable {
@@ -68,7 +68,7 @@ import Testing
     #expect(left.state.count == 5_000)
     #expect(right.state.count == 5_000)
     #expect(torn.load(ordering: .relaxed) == 0)
-    // At most one cycle per store, before the stores published a state.
+    // At most one read per store gets the initial state, before the store published a state.
     #expect(log.issues.allSatisfy { $0.kind == .stateReadCycle })
     #expect(log.issues.count <= 2)
     #expect(left.core.isMirrored && right.core.isMirrored)
@@ -109,12 +109,16 @@ import Testing
     /// Reads the state from another thread while a `Hold` step is blocked; `nil` when the read
     /// did not return within `deadline` seconds: it waited for the reducer, which the test
     /// releases only after the read, so a read that waits never returns by itself (a hang guard).
-    func readWhileHeld(deadline: Double = 60) async -> Tally? {
+    /// `reading` reads the store (by default, its `state` from outside any reducer).
+    func readWhileHeld(
+      deadline: Double = 60, reading: (@Sendable (Store<Tally>) -> Tally)? = nil
+    ) async -> Tally? {
       let store = self.store
+      let reading = reading ?? { $0.state }
       let holder = ObsThreads(1) { _ in store.dispatch(Hold()) }
       guard await wait(for: entered) else { return nil }
       let read = ObsBox<Tally?>(nil)
-      let finished = await obsOnBackgroundThread(timeout: deadline) { read.value = store.state }
+      let finished = await obsOnBackgroundThread(timeout: deadline) { read.value = reading(store) }
       release.signal()
       _ = await holder.join()
       return finished ? read.value : nil
@@ -131,6 +135,42 @@ import Testing
     #expect(read != nil, "the read waited for the blocked reducer")
     #expect(read == Tally(count: 1, twice: 2, text: "x"), "the state after the last step")
     #expect(held.store.state.count == 2)
+  }
+
+  /// Reads `store` from inside a reducer of a store on another lane; returns what it read.
+  static func readFromAReducer(_ store: Store<Tally>) -> Tally {
+    let reader = Store(
+      initialState: Tally(),
+      reducer: Reducer<Tally>().on(ReadOther.self) { state, _ in state = store.state })
+    reader.dispatch(ReadOther())
+    return reader.state
+  }
+
+  @Test func aReducerReadingABusyStoreThatPublishedNothingGetsItsInitialStateWithoutWaiting()
+    async
+  {
+    let log = IssueLog()
+    let held = HeldStore(dispatcher: Dispatcher(reporter: .collecting(into: log)))
+    held.store.dispatch(Tick())
+
+    let read = await held.readWhileHeld(reading: Self.readFromAReducer)
+
+    #expect(read != nil, "the reducer waited for the blocked reducer")
+    #expect(read == Tally(), "the initial state: nothing was published")
+    #expect(log.issues.map(\.kind) == [.stateReadCycle])
+    #expect(held.store.core.isMirrored)
+    #expect(await held.readWhileHeld(reading: Self.readFromAReducer)?.count == 2, "published")
+  }
+
+  @Test func aReducerReadingAnIdleStoreOfAnotherLanePublishesItsStateAtOnce() async {
+    let held = HeldStore()
+    held.store.dispatch(Tick())
+    #expect(Self.readFromAReducer(held.store).count == 1)
+
+    let read = await held.readWhileHeld(reading: Self.readFromAReducer)
+
+    #expect(read != nil, "the reducer waited for the blocked reducer")
+    #expect(read?.count == 1, "the state the first read published")
   }
 
   @Test func aStoreFoundBusyIsMirroredAndNoReadWaitsAfterItsNextStep() async {
@@ -169,6 +209,45 @@ import Testing
     #expect(await held.readWhileHeld() == Tally(), "the reset state was published")
   }
 
+  @Test func aReducerReadingAStoreAnotherThreadHoldsForAReadNeverWaits() async {
+    let log = IssueLog()
+    let dispatcher = Dispatcher()
+    let ticks = Reducer<Tally>().on(Tick.self) { state, _ in state.bump() }
+    let near = Store(initialState: Tally(count: 1), dispatcher: dispatcher, reducer: ticks)
+    let far = Store(
+      initialState: Tally(count: 2), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      reducer: ticks)
+    near.dispatch(Tick())
+    far.dispatch(Tick())
+    let reader = Store(
+      initialState: Tally(), dispatcher: dispatcher,
+      reducer: Reducer<Tally>().on(ReadOther.self) { state, _ in
+        state.seen = near.state.count * 10 + far.state.count
+      })
+    // Another thread holds both stores' locks, as a read from outside does while it copies.
+    let held = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let holder = ObsThreads(1) { _ in
+      near.core.lock.lock()
+      far.core.lock.lock()
+      held.signal()
+      _ = release.wait(timeout: .now() + 60)
+      far.core.lock.unlock()
+      near.core.lock.unlock()
+    }
+    #expect(await wait(for: held))
+
+    let finished = await obsOnBackgroundThread(timeout: 60) { reader.dispatch(ReadOther()) }
+    release.signal()
+    #expect(await holder.join())
+
+    #expect(finished, "the reducer waited for the thread holding a store's lock")
+    // The store of its own lane is read without the lock (2); the other lane's gives its
+    // initial state (2, not 3: nothing was published).
+    #expect(reader.state.seen == 22)
+    #expect(log.issues.map(\.kind) == [.stateReadCycle])
+  }
+
   @Test func aReadFromAReducerMirrorsOnlyAStoreOfAnotherLane() {
     let dispatcher = Dispatcher()
     let near = Store(initialState: Tally(), dispatcher: dispatcher)
@@ -188,7 +267,7 @@ import Testing
     #expect(far.core.isMirrored)
   }
 
-  @Test func twoReducersReadingEachOthersBusyStoreBreakTheCycleOnceWithAReport() async {
+  @Test func twoReducersReadingEachOthersBusyStoreGetTheInitialStatesWithAReportEach() async {
     let log = IssueLog()
     let inLeft = DispatchSemaphore(value: 0)
     let inRight = DispatchSemaphore(value: 0)
@@ -204,6 +283,9 @@ import Testing
           arrive.signal()
           _ = meet.wait(timeout: .now() + 60)
           state.seen = Self.read(other).count
+          // Meet again: each read ran while both reducers held their stores.
+          arrive.signal()
+          _ = meet.wait(timeout: .now() + 60)
         }
     }
     let left = Store(
@@ -224,10 +306,12 @@ import Testing
 
     #expect(finished, "the two reducers deadlocked")
     guard finished else { return }
-    // One read gave up with the other store's initial state (0); the other waited for the
-    // step that gave up, and read its result (2).
-    #expect([left.state.seen, right.state.seen].sorted() == [0, 2])
-    #expect(log.issues.map(\.kind) == [.stateReadCycle])
+    // Neither read waits: each store's reducer runs and nothing is published, so each read
+    // gets the other store's initial state (0), and is reported.
+    #expect(left.state.seen == 0)
+    #expect(right.state.seen == 0)
+    #expect(log.issues.map(\.kind) == [.stateReadCycle, .stateReadCycle])
+    #expect(left.core.isMirrored && right.core.isMirrored)
   }
 
   @Test func readsUnderConcurrentDispatchAreNeverTorn() async {
