@@ -48,9 +48,6 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// The longest pause between two looks at the log in ``waitForEntries(of:after:timeout:)`` while
   /// the listening connection is down.
   static var longestPoll: Duration { .milliseconds(50) }
-  /// The longest pause between two looks at the log while notifications arrive: a safety net
-  /// for a listening connection that died without the engine noticing.
-  static var longestPollWhileListening: Duration { .milliseconds(250) }
 
   /// Creates an engine for the log in `configuration`'s database.
   ///
@@ -116,6 +113,8 @@ public final class PostgresLogEngine: SharedLogEngine {
     let operation = "append to the shared log"
     try SharedLogError.check(lane: lane, operation)
     guard !records.isEmpty else { return [] }
+    // Whatever the outcome: this engine's reads of the lane ask the server again.
+    defer { listener.disturb(lane) }
     let originSequences = try records.map { try Self.column($0.originSequence) }
     let query = LogSchema.append(
       to: lane, origins: records.map(\.origin), originSequences: originSequences,
@@ -144,6 +143,11 @@ public final class PostgresLogEngine: SharedLogEngine {
 
   /// The entries of `lane` after `sequence`, in order, at most `limit` of them.
   ///
+  /// A lane a wait of this engine found quiet (no entry after `sequence`, no notification of
+  /// the lane and no change of the listening connection since) is answered without a query: an
+  /// entry another engine appends shows here once its notification arrived, as it wakes the
+  /// waits. This engine's own appends show at once.
+  ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max` or an invalid lane
   ///   name.
@@ -152,7 +156,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   {
     let operation = "read the shared log"
     try SharedLogError.check(lane: lane, operation)
-    guard limit > 0 else { return [] }
+    guard limit > 0, !listener.isQuiet(lane, after: sequence) else { return [] }
     let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
       var rows: [(Int64, String, Int64, String, Data)] = []
@@ -194,11 +198,13 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///
   /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on the engine's
   /// one listening connection, each naming its lane), so an append by another node wakes it
-  /// within a round trip, and appends to other lanes do not. Notifications are not durable, so
-  /// it also looks at the lane's head, pausing 1 ms, then twice as long each time, up to 50 ms
-  /// while the listening connection is down and 250 ms while it is up; it looks at once when
-  /// that connection is lost or back. The timeout and the pauses follow
-  /// ``Configuration/clock``.
+  /// within a round trip, and appends to other lanes do not. It looks at the lane's head once;
+  /// while the listening connection is up, it then waits for a notification of the lane. The
+  /// engine remembers that head until a notification of the lane or a change of that
+  /// connection, so the next wait and read of an idle lane ask nothing of the server.
+  /// Notifications are not durable, so the wait looks at once when that connection is lost or
+  /// back, and while it is down, looks again after 1 ms, then twice as long each time, up to
+  /// 50 ms. The timeout and the pauses follow ``Configuration/clock``.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLogError` for an
   ///   invalid lane name, or `CancellationError` when the task is cancelled.
@@ -212,12 +218,19 @@ public final class PostgresLogEngine: SharedLogEngine {
     defer { listener.unwatch(lane) }
     while true {
       let token = listener.observe(lane)
-      if try await head(of: lane) > sequence { return }
+      if !listener.isQuiet(lane, after: sequence) {
+        let head = try await head(of: lane)
+        if head > sequence { return }
+        listener.noteQuiet(lane, head: head, since: token)
+      }
       let remaining = deadline.remaining()
       guard remaining > .zero else { return }
-      await listener.wait(after: token, lane: lane, atMost: min(pause, remaining))
+      // While listening, a notification of the lane or a change of the connection ends the
+      // wait; while not, a look after a pause.
+      let most = token.isListening ? remaining : min(pause, remaining)
+      await listener.wait(after: token, lane: lane, atMost: most)
       try Task.checkCancellation()
-      pause = min(pause * 2, token.isListening ? Self.longestPollWhileListening : Self.longestPoll)
+      if !token.isListening { pause = min(pause * 2, Self.longestPoll) }
     }
   }
 
