@@ -11,9 +11,11 @@ import Synchronization
 /// Notifications are a wake-up, not a record: one sent while the connection was down is lost.
 /// So every change of the connection (lost, back) wakes every wait, which then looks at the log
 /// at once, and while the connection is down a wait looks now and then (``PostgresLogEngine``).
-/// While it is up, a wait relies on the notifications, and the listener checks every 30 s that
-/// the server still answers on it (`SELECT 1`, bounded by the engine's timeout), closing it
-/// otherwise: one look per engine, not per lane, finds a connection that died unnoticed.
+/// While it is up, a wait relies on the notifications. Every 30 s the listener reads the heads
+/// of the quiet lanes (below) on it, in one query bounded by the engine's timeout: a lane whose
+/// head moved without a notification (its appender died between its commit and its
+/// notification) is woken, and a connection that died unnoticed is closed. One query per
+/// engine, not per lane.
 ///
 /// A lane whose head a wait read while the connection was up stays *quiet* until a
 /// notification of it, or a change of the connection: the engine answers its waits and reads
@@ -510,25 +512,27 @@ final class LogListener: Sendable {
     }
   }
 
-  /// Every ``heartbeat``, until the task is cancelled, checks that the server answers on
-  /// `connection` within the engine's timeout; closes it when it does not, which ends the
-  /// listening and makes the engine open a new connection.
+  /// Every ``heartbeat``, until the task is cancelled, reads the heads of the quiet lanes on
+  /// `connection` and wakes those that moved; closes the connection when the server does not
+  /// answer within the engine's timeout, which ends the listening and makes the engine open a
+  /// new one.
   private func checkAnswers(_ connection: PostgresConnection) async {
     let clock = configuration.clock
     while (try? await clock.pause(for: Self.heartbeat)) != nil {
-      let deadline = clock.deadline(after: configuration.timeout)
-      let answered = await withTaskGroup(of: Bool.self) { [configuration] group in
-        group.addTask {
-          (try? await connection.query("SELECT 1", logger: configuration.logger)) != nil
+      let quiet = state.withLock { $0.lanes.compactMapValues { $0.quiet?.head } }
+      let moved = try? await clock.deadline(after: configuration.timeout).bound {
+        [configuration] in
+        var moved: [String] = []
+        let heads = try await connection.query(
+          LogSchema.heads(of: Array(quiet.keys)), logger: configuration.logger)
+        for try await (lane, head) in heads.decode((String, Int64).self)
+        where quiet[lane].map({ Int64(clamping: $0) < head }) ?? false {
+          moved.append(lane)
         }
-        group.addTask {
-          try? await deadline.sleep()
-          return false
-        }
-        defer { group.cancelAll() }
-        return await group.next() ?? false
+        return moved
       }
-      guard answered else {
+      for lane in moved ?? [] { wake(lane) }
+      guard moved != nil else {
         guard !Task.isCancelled else { return }
         configuration.logger.notice(
           "sluice: the server does not answer on the listening connection")

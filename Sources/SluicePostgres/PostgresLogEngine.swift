@@ -5,9 +5,10 @@ import Sluice
 /// A shared log in a PostgreSQL database: nodes on several machines that use the same database
 /// share one lane's order through it.
 ///
-/// Each append is one statement, a call of a server-side function that locks the log's head row
-/// (`SELECT … FOR UPDATE` on `sluice_lane_head`), adds the batch's new records numbered right
-/// after the head, moves the head, and notifies `sluice_log`, all in one transaction. The row
+/// Each append is one statement, a call of a server-side function that locks the lane's head
+/// row (`SELECT … FOR UPDATE` on `sluice_lane_head`), adds the batch's new records numbered right
+/// after the head and moves the head, all in one transaction; once it committed, the engine
+/// notifies `sluice_log` with the lane's name, in a statement of its own. The row
 /// lock makes appenders take turns, so commit order is number order and every reader sees a
 /// gap-free prefix of the log; the `UNIQUE (origin, origin_sequence)` constraint backs up the
 /// rule that a record already in the log keeps its number.
@@ -133,6 +134,10 @@ public final class PostgresLogEngine: SharedLogEngine {
       {
         throw try self.originConflict(error, records, operation)
       }
+      // After the commit: a notification inside the append would hold every append of the
+      // server until its flush (LogSchema). When the connection is lost here, the append is
+      // tried again, finds its records and notifies.
+      try await connection.query(LogSchema.notify(lane), logger: self.configuration.logger)
       return numbers
     }
     guard let stored, stored.count == records.count else {
@@ -248,9 +253,11 @@ public final class PostgresLogEngine: SharedLogEngine {
     let operation = "claim a node name"
     try SharedLogError.check(lane: lane, operation)
     let endpoint = configuration.endpoint
-    try await withDeadline(operation) { [listener] in
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
+    let claimed: Void? = try await deadline.bound { [listener] in
       try await listener.claim(node, of: lane, operation: operation, endpoint: endpoint)
     }
+    guard claimed != nil else { throw timedOut(operation) }
   }
 
   /// Gives back the claim ``claimNode(_:of:)`` took; nothing when the engine does not hold it.
@@ -274,30 +281,6 @@ public final class PostgresLogEngine: SharedLogEngine {
       .originConflict(
         origin: record.origin, originSequence: record.originSequence, sequence: sequence),
       operation: operation)
-  }
-
-  /// Runs `body` within the engine's timeout, on its clock.
-  private func withDeadline(
-    _ operation: String, _ body: @escaping @Sendable () async throws -> Void
-  ) async throws {
-    let deadline = configuration.clock.deadline(after: configuration.timeout)
-    let isDone = try await withThrowingTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        try await body()
-        return true
-      }
-      group.addTask {
-        try await deadline.sleep()
-        return false
-      }
-      defer { group.cancelAll() }
-      return try await group.next() ?? false
-    }
-    guard isDone else {
-      throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: configuration.endpoint,
-        detail: "no answer within \(configuration.timeout)")
-    }
   }
 
   /// Runs `body` on a connection of the pool within the timeout, once the listening connection
@@ -376,9 +359,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     case .done(let result)?:
       return result
     case .late?, .ready?:
-      throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: endpoint,
-        detail: "no answer within \(configuration.timeout)")
+      throw timedOut(operation)
     case .lost?, nil:
       throw PostgresLogError(
         .unreachable, operation: operation, endpoint: endpoint,
@@ -400,6 +381,13 @@ public final class PostgresLogEngine: SharedLogEngine {
       throw unexpected(operation, "a negative number (\(value))")
     }
     return number
+  }
+
+  /// The error of an operation that got no answer within the timeout.
+  private func timedOut(_ operation: String) -> PostgresLogError {
+    PostgresLogError(
+      .timedOut, operation: operation, endpoint: configuration.endpoint,
+      detail: "no answer within \(configuration.timeout)")
   }
 
   func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
@@ -455,6 +443,21 @@ struct Deadline: Sendable {
   let remaining: @Sendable () -> Duration
   /// Returns at the deadline; throws `CancellationError` when the task is cancelled first.
   let sleep: @Sendable () async throws -> Void
+
+  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled).
+  func bound<Result: Sendable>(
+    _ body: @escaping @Sendable () async throws -> Result
+  ) async throws -> Result? {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+      group.addTask { try await body() }
+      group.addTask {
+        try await sleep()
+        return nil
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? nil
+    }
+  }
 }
 
 extension Clock where Duration == Swift.Duration {

@@ -258,4 +258,40 @@ struct PostgresLogEngineLaneTests {
     await writer.close()
     await proxy.close()
   }
+
+  /// An entry whose notification never came (its appender died between its commit and its
+  /// notification, which the engine sends after the commit) wakes a quiet lane's wait at the
+  /// listener's next check of the quiet lanes' heads, 30 s on the reader's clock, which moves
+  /// only when the test advances it.
+  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  func anEntryWhoseNotificationWasLostWakesTheWaitAtTheNextCheck() async throws {
+    let server = try PostgresServer.required
+    var configuration = try await server.makeDatabase(timeout: .seconds(600))
+    let writer = PostgresLogEngine(configuration: configuration)
+    let clock = SteppedClock()
+    configuration.clock = clock
+    let reader = PostgresLogEngine(configuration: configuration)
+    #expect(try await writer.append([Self.record("w", 1)], to: "room") == [1])
+    #expect(try await reader.head(of: "room") == 1)  // Once the reader listens.
+    var sleeps = clock.sleeps.makeAsyncIterator()
+    let start = clock.now
+    let wait = Task {
+      try await reader.waitForEntries(of: "room", after: 1, timeout: .seconds(500))
+    }
+    // The wait sleeps until its timeout: the lane is quiet (the operations' deadlines are
+    // 600 s on).
+    while let next = await sleeps.next(), next != start.advanced(by: .seconds(500)) {}
+    // The append function alone: committed, never notified.
+    _ = try await server.execute(
+      """
+      SELECT sluice_append_v3('room', ARRAY['x'], ARRAY[1::bigint], ARRAY['n'],
+        ARRAY['\\x00'::bytea])::text
+      """, in: configuration.database)
+    clock.advance(by: .seconds(30))
+    try await wait.value
+    #expect(clock.now == start.advanced(by: .seconds(30)))
+    #expect(try await reader.entries(of: "room", after: 1, limit: 10).map(\.sequence) == [2])
+    await reader.close()
+    await writer.close()
+  }
 }
