@@ -301,8 +301,9 @@ final class LogListener: Sendable {
       return state.claims.remove(claim) == nil ? nil : state.connection
     }
     guard let connection else { return }
-    _ = try? await connection.query(
-      LogSchema.release(node, of: lane), logger: configuration.logger)
+    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
+    _ = try? await Self.take(
+      LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
   }
 
   /// Gives every claim back at once, before the engine closes: the server would release them
@@ -316,8 +317,8 @@ final class LogListener: Sendable {
       return state.claims.isEmpty ? nil : state.connection
     }
     guard let connection else { return }
-    _ = try? await connection.query(
-      "SELECT pg_advisory_unlock_all()", logger: configuration.logger)
+    let query: PostgresQuery = "SELECT pg_advisory_unlock_all()::text IS NULL"
+    _ = try? await Self.take(query, on: connection, logger: configuration.logger)
   }
 
   /// Whether the engine held `node` in `lane` and lost it to another session while its

@@ -136,8 +136,11 @@ public final class PostgresLogEngine: SharedLogEngine {
       }
       // After the commit: a notification inside the append would hold every append of the
       // server until its flush (LogSchema). When the connection is lost here, the append is
-      // tried again, finds its records and notifies.
-      try await connection.query(LogSchema.notify(lane), logger: self.configuration.logger)
+      // tried again, finds its records and notifies. Its row is read: a row stream left
+      // unread breaks the connection for PostgresNIO.
+      let notified = try await connection.query(
+        LogSchema.notify(lane), logger: self.configuration.logger)
+      for try await _ in notified {}
       return numbers
     }
     guard let stored, stored.count == records.count else {
