@@ -9,8 +9,18 @@ import Synchronization
 /// ends, a dead process's included).
 ///
 /// Notifications are a wake-up, not a record: one sent while the connection was down is lost.
-/// So a wait also looks at the log now and then (``PostgresLogEngine``), and every change of the
-/// connection (lost, back) wakes every wait, which then looks at once.
+/// So every change of the connection (lost, back) wakes every wait, which then looks at the log
+/// at once, and while the connection is down a wait looks now and then (``PostgresLogEngine``).
+/// While it is up, a wait relies on the notifications. Every 30 s the listener reads the heads
+/// of the quiet lanes (below) on it, in one query bounded by the engine's timeout: a lane whose
+/// head moved without a notification (its appender died between its commit and its
+/// notification) is woken, and a connection that died unnoticed is closed. One query per
+/// engine, not per lane.
+///
+/// A lane whose head a wait read while the connection was up stays *quiet* until a
+/// notification of it, or a change of the connection: the engine answers its waits and reads
+/// after that head without asking the server (``isQuiet(_:after:)``), so an idle lane costs no
+/// query.
 ///
 /// The connection opens with the engine's first operation, and creates the log's tables when
 /// they are missing (``LogSchema/setUp``). When it is lost, it is opened again
@@ -47,6 +57,8 @@ final class LogListener: Sendable {
   private struct Lane {
     var generation: UInt64 = 0
     var watchers = 0
+    /// The lane's head, read after `token` was taken, while nothing moved the token since.
+    var quiet: (head: UInt64, token: Token)?
   }
 
   private struct Claim: Hashable {
@@ -101,6 +113,8 @@ final class LogListener: Sendable {
   /// The first pause after a failed attempt, and the longest.
   static let firstPause = Duration.milliseconds(50)
   static let longestPause = Duration.seconds(1)
+  /// The pause between two checks that the server answers on the listening connection.
+  static let heartbeat = Duration.seconds(30)
 
   init(
     configuration: PostgresLogEngine.Configuration, recovered: @escaping @Sendable () -> Void
@@ -127,12 +141,48 @@ final class LogListener: Sendable {
     state.withLock { $0.lanes[lane, default: Lane()].watchers += 1 }
   }
 
-  /// Ends a ``watch(_:)``.
+  /// Ends a ``watch(_:)``. A quiet lane stays counted: a notification of it ends its quiet.
   func unwatch(_ lane: String) {
     state.withLock { state in
       state.lanes[lane]?.watchers -= 1
-      if state.lanes[lane]?.watchers ?? 0 <= 0 { state.lanes[lane] = nil }
+      Self.forgetIfIdle(lane, &state)
     }
+  }
+
+  /// Notes that `lane`'s head was `head`, read after `token` was taken while the lane was
+  /// watched: while no notification of the lane and no change of the connection come, it has
+  /// no entry after `head`. Nothing when the connection did not listen or the token moved.
+  func noteQuiet(_ lane: String, head: UInt64, since token: Token) {
+    guard token.isListening else { return }
+    state.withLock { state in
+      guard state.lanes[lane] != nil, Self.token(state, lane) == token else { return }
+      state.lanes[lane]?.quiet = (head, token)
+    }
+  }
+
+  /// Whether `lane` is known to have no entry after `sequence`: its quiet head is at most
+  /// `sequence`, and no notification of it and no change of the connection came since.
+  func isQuiet(_ lane: String, after sequence: UInt64) -> Bool {
+    state.withLock { state in
+      guard let quiet = state.lanes[lane]?.quiet else { return false }
+      return quiet.head <= sequence && quiet.token == Self.token(state, lane)
+    }
+  }
+
+  /// Ends `lane`'s quiet, when this engine appended to it: its own reads see the append at
+  /// once, without waiting for the notification.
+  func disturb(_ lane: String) {
+    state.withLock { state in
+      state.lanes[lane]?.quiet = nil
+      Self.forgetIfIdle(lane, &state)
+    }
+  }
+
+  /// Stops counting `lane`'s notifications when no wait watches it and it is not quiet.
+  private static func forgetIfIdle(_ lane: String, _ state: inout State) {
+    guard let entry = state.lanes[lane], entry.watchers <= 0 else { return }
+    if let quiet = entry.quiet, quiet.token == token(state, lane) { return }
+    state.lanes[lane] = nil
   }
 
   /// Returns once `lane` got a notification after `token`, the connection changed, after
@@ -244,12 +294,16 @@ final class LogListener: Sendable {
   func release(_ node: String, of lane: String) async {
     let claim = Claim(node: node, lane: lane)
     let connection = state.withLock { state -> PostgresConnection? in
+      // The node is gone: its lane's quiet with it.
+      state.lanes[lane]?.quiet = nil
+      Self.forgetIfIdle(lane, &state)
       state.lost.remove(claim)
       return state.claims.remove(claim) == nil ? nil : state.connection
     }
     guard let connection else { return }
-    _ = try? await connection.query(
-      LogSchema.release(node, of: lane), logger: configuration.logger)
+    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
+    _ = try? await Self.take(
+      LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
   }
 
   /// Gives every claim back at once, before the engine closes: the server would release them
@@ -263,8 +317,8 @@ final class LogListener: Sendable {
       return state.claims.isEmpty ? nil : state.connection
     }
     guard let connection else { return }
-    _ = try? await connection.query(
-      "SELECT pg_advisory_unlock_all()", logger: configuration.logger)
+    let query: PostgresQuery = "SELECT pg_advisory_unlock_all()::text IS NULL"
+    _ = try? await Self.take(query, on: connection, logger: configuration.logger)
   }
 
   /// Whether the engine held `node` in `lane` and lost it to another session while its
@@ -385,11 +439,14 @@ final class LogListener: Sendable {
       }
       guard let lane else {
         state.epoch &+= 1
+        // Every quiet ends with the epoch.
+        state.lanes = state.lanes.filter { $0.value.watchers > 0 }
         defer { state.waiters.removeAll() }
         return Array(state.waiters.values)
       }
       guard state.lanes[lane] != nil else { return [] }
       state.lanes[lane]?.generation &+= 1
+      Self.forgetIfIdle(lane, &state)
       let ids = state.waiters.filter { $0.value.lane == lane }.map(\.key)
       return ids.compactMap { state.waiters.removeValue(forKey: $0) }
     }
@@ -438,7 +495,11 @@ final class LogListener: Sendable {
             }
             wake(nil, phase: .up)
             pause = Self.firstPause
-            for try await notification in notifications { wake(notification.payload) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+              group.addTask { await self.checkAnswers(connection) }
+              defer { group.cancelAll() }
+              for try await notification in notifications { wake(notification.payload) }
+            }
           }
         } onCancel: {
           Self.closeNow(connection)
@@ -449,6 +510,36 @@ final class LogListener: Sendable {
           metadata: ["error": "\(String(reflecting: error))"])
       }
       await Self.close(connection)
+    }
+  }
+
+  /// Every ``heartbeat``, until the task is cancelled, reads the heads of the quiet lanes on
+  /// `connection` and wakes those that moved; closes the connection when the server does not
+  /// answer within the engine's timeout, which ends the listening and makes the engine open a
+  /// new one.
+  private func checkAnswers(_ connection: PostgresConnection) async {
+    let clock = configuration.clock
+    while (try? await clock.pause(for: Self.heartbeat)) != nil {
+      let quiet = state.withLock { $0.lanes.compactMapValues { $0.quiet?.head } }
+      let moved = try? await clock.deadline(after: configuration.timeout).bound {
+        [configuration] in
+        var moved: [String] = []
+        let heads = try await connection.query(
+          LogSchema.heads(of: Array(quiet.keys)), logger: configuration.logger)
+        for try await (lane, head) in heads.decode((String, Int64).self)
+        where quiet[lane].map({ Int64(clamping: $0) < head }) ?? false {
+          moved.append(lane)
+        }
+        return moved
+      }
+      for lane in moved ?? [] { wake(lane) }
+      guard moved != nil else {
+        guard !Task.isCancelled else { return }
+        configuration.logger.notice(
+          "sluice: the server does not answer on the listening connection")
+        Self.closeNow(connection)
+        return
+      }
     }
   }
 

@@ -5,9 +5,10 @@ import Sluice
 /// A shared log in a PostgreSQL database: nodes on several machines that use the same database
 /// share one lane's order through it.
 ///
-/// Each append is one statement, a call of a server-side function that locks the log's head row
-/// (`SELECT … FOR UPDATE` on `sluice_lane_head`), adds the batch's new records numbered right
-/// after the head, moves the head, and notifies `sluice_log`, all in one transaction. The row
+/// Each append is one statement, a call of a server-side function that locks the lane's head
+/// row (`SELECT … FOR UPDATE` on `sluice_lane_head`), adds the batch's new records numbered right
+/// after the head and moves the head, all in one transaction; once it committed, the engine
+/// notifies `sluice_log` with the lane's name, in a statement of its own. The row
 /// lock makes appenders take turns, so commit order is number order and every reader sees a
 /// gap-free prefix of the log; the `UNIQUE (origin, origin_sequence)` constraint backs up the
 /// rule that a record already in the log keeps its number.
@@ -48,9 +49,6 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// The longest pause between two looks at the log in ``waitForEntries(of:after:timeout:)`` while
   /// the listening connection is down.
   static var longestPoll: Duration { .milliseconds(50) }
-  /// The longest pause between two looks at the log while notifications arrive: a safety net
-  /// for a listening connection that died without the engine noticing.
-  static var longestPollWhileListening: Duration { .milliseconds(250) }
 
   /// Creates an engine for the log in `configuration`'s database.
   ///
@@ -116,6 +114,8 @@ public final class PostgresLogEngine: SharedLogEngine {
     let operation = "append to the shared log"
     try SharedLogError.check(lane: lane, operation)
     guard !records.isEmpty else { return [] }
+    // Whatever the outcome: this engine's reads of the lane ask the server again.
+    defer { listener.disturb(lane) }
     let originSequences = try records.map { try Self.column($0.originSequence) }
     let query = LogSchema.append(
       to: lane, origins: records.map(\.origin), originSequences: originSequences,
@@ -134,6 +134,13 @@ public final class PostgresLogEngine: SharedLogEngine {
       {
         throw try self.originConflict(error, records, operation)
       }
+      // After the commit: a notification inside the append would hold every append of the
+      // server until its flush (LogSchema). When the connection is lost here, the append is
+      // tried again, finds its records and notifies. Its row is read: a row stream left
+      // unread breaks the connection for PostgresNIO.
+      let notified = try await connection.query(
+        LogSchema.notify(lane), logger: self.configuration.logger)
+      for try await _ in notified {}
       return numbers
     }
     guard let stored, stored.count == records.count else {
@@ -144,6 +151,11 @@ public final class PostgresLogEngine: SharedLogEngine {
 
   /// The entries of `lane` after `sequence`, in order, at most `limit` of them.
   ///
+  /// A lane a wait of this engine found quiet (no entry after `sequence`, no notification of
+  /// the lane and no change of the listening connection since) is answered without a query: an
+  /// entry another engine appends shows here once its notification arrived, as it wakes the
+  /// waits. This engine's own appends show at once.
+  ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max` or an invalid lane
   ///   name.
@@ -152,7 +164,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   {
     let operation = "read the shared log"
     try SharedLogError.check(lane: lane, operation)
-    guard limit > 0 else { return [] }
+    guard limit > 0, !listener.isQuiet(lane, after: sequence) else { return [] }
     let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
       var rows: [(Int64, String, Int64, String, Data)] = []
@@ -194,11 +206,13 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///
   /// The wait listens for the notifications appends send (`LISTEN sluice_log`, on the engine's
   /// one listening connection, each naming its lane), so an append by another node wakes it
-  /// within a round trip, and appends to other lanes do not. Notifications are not durable, so
-  /// it also looks at the lane's head, pausing 1 ms, then twice as long each time, up to 50 ms
-  /// while the listening connection is down and 250 ms while it is up; it looks at once when
-  /// that connection is lost or back. The timeout and the pauses follow
-  /// ``Configuration/clock``.
+  /// within a round trip, and appends to other lanes do not. It looks at the lane's head once;
+  /// while the listening connection is up, it then waits for a notification of the lane. The
+  /// engine remembers that head until a notification of the lane or a change of that
+  /// connection, so the next wait and read of an idle lane ask nothing of the server.
+  /// Notifications are not durable, so the wait looks at once when that connection is lost or
+  /// back, and while it is down, looks again after 1 ms, then twice as long each time, up to
+  /// 50 ms. The timeout and the pauses follow ``Configuration/clock``.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLogError` for an
   ///   invalid lane name, or `CancellationError` when the task is cancelled.
@@ -212,12 +226,19 @@ public final class PostgresLogEngine: SharedLogEngine {
     defer { listener.unwatch(lane) }
     while true {
       let token = listener.observe(lane)
-      if try await head(of: lane) > sequence { return }
+      if !listener.isQuiet(lane, after: sequence) {
+        let head = try await head(of: lane)
+        if head > sequence { return }
+        listener.noteQuiet(lane, head: head, since: token)
+      }
       let remaining = deadline.remaining()
       guard remaining > .zero else { return }
-      await listener.wait(after: token, lane: lane, atMost: min(pause, remaining))
+      // While listening, a notification of the lane or a change of the connection ends the
+      // wait; while not, a look after a pause.
+      let most = token.isListening ? remaining : min(pause, remaining)
+      await listener.wait(after: token, lane: lane, atMost: most)
       try Task.checkCancellation()
-      pause = min(pause * 2, token.isListening ? Self.longestPollWhileListening : Self.longestPoll)
+      if !token.isListening { pause = min(pause * 2, Self.longestPoll) }
     }
   }
 
@@ -235,9 +256,11 @@ public final class PostgresLogEngine: SharedLogEngine {
     let operation = "claim a node name"
     try SharedLogError.check(lane: lane, operation)
     let endpoint = configuration.endpoint
-    try await withDeadline(operation) { [listener] in
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
+    let claimed: Void? = try await deadline.bound { [listener] in
       try await listener.claim(node, of: lane, operation: operation, endpoint: endpoint)
     }
+    guard claimed != nil else { throw timedOut(operation) }
   }
 
   /// Gives back the claim ``claimNode(_:of:)`` took; nothing when the engine does not hold it.
@@ -261,30 +284,6 @@ public final class PostgresLogEngine: SharedLogEngine {
       .originConflict(
         origin: record.origin, originSequence: record.originSequence, sequence: sequence),
       operation: operation)
-  }
-
-  /// Runs `body` within the engine's timeout, on its clock.
-  private func withDeadline(
-    _ operation: String, _ body: @escaping @Sendable () async throws -> Void
-  ) async throws {
-    let deadline = configuration.clock.deadline(after: configuration.timeout)
-    let isDone = try await withThrowingTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        try await body()
-        return true
-      }
-      group.addTask {
-        try await deadline.sleep()
-        return false
-      }
-      defer { group.cancelAll() }
-      return try await group.next() ?? false
-    }
-    guard isDone else {
-      throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: configuration.endpoint,
-        detail: "no answer within \(configuration.timeout)")
-    }
   }
 
   /// Runs `body` on a connection of the pool within the timeout, once the listening connection
@@ -363,9 +362,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     case .done(let result)?:
       return result
     case .late?, .ready?:
-      throw PostgresLogError(
-        .timedOut, operation: operation, endpoint: endpoint,
-        detail: "no answer within \(configuration.timeout)")
+      throw timedOut(operation)
     case .lost?, nil:
       throw PostgresLogError(
         .unreachable, operation: operation, endpoint: endpoint,
@@ -387,6 +384,13 @@ public final class PostgresLogEngine: SharedLogEngine {
       throw unexpected(operation, "a negative number (\(value))")
     }
     return number
+  }
+
+  /// The error of an operation that got no answer within the timeout.
+  private func timedOut(_ operation: String) -> PostgresLogError {
+    PostgresLogError(
+      .timedOut, operation: operation, endpoint: configuration.endpoint,
+      detail: "no answer within \(configuration.timeout)")
   }
 
   func unexpected(_ operation: String, _ detail: String) -> PostgresLogError {
@@ -442,6 +446,21 @@ struct Deadline: Sendable {
   let remaining: @Sendable () -> Duration
   /// Returns at the deadline; throws `CancellationError` when the task is cancelled first.
   let sleep: @Sendable () async throws -> Void
+
+  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled).
+  func bound<Result: Sendable>(
+    _ body: @escaping @Sendable () async throws -> Result
+  ) async throws -> Result? {
+    try await withThrowingTaskGroup(of: Result?.self) { group in
+      group.addTask { try await body() }
+      group.addTask {
+        try await sleep()
+        return nil
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? nil
+    }
+  }
 }
 
 extension Clock where Duration == Swift.Duration {

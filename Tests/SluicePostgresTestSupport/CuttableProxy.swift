@@ -15,6 +15,10 @@ public final class CuttableProxy: Sendable {
   /// The port the proxy listens on.
   public let port: Int
   private let clientSides = Mutex<[any Channel]>([])
+  private let sent = Atomic<Int>(0)
+
+  /// The bytes the proxy forwarded from clients to the server so far.
+  public var sentToServer: Int { sent.load(ordering: .relaxed) }
   private let running = Mutex<Task<Void, Never>?>(nil)
 
   /// Listens on a free port of 127.0.0.1 and forwards each connection to `target` on
@@ -32,7 +36,9 @@ public final class CuttableProxy: Sendable {
         try await withThrowingDiscardingTaskGroup { group in
           for try await client in connections {
             clientSides.withLock { $0.append(client.channel) }
-            group.addTask { try? await Self.forward(client, to: target) }
+            group.addTask {
+              try? await Self.forward(client, to: target) { self.sent.add($0, ordering: .relaxed) }
+            }
           }
         }
       }
@@ -58,7 +64,8 @@ public final class CuttableProxy: Sendable {
   }
 
   private static func forward(
-    _ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, to target: Int
+    _ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, to target: Int,
+    counting: @escaping @Sendable (Int) -> Void
   ) async throws {
     let server = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: "127.0.0.1", port: target) { channel in
@@ -75,7 +82,10 @@ public final class CuttableProxy: Sendable {
           group.addTask {
             // Ends at the cut: the server side stays open.
             do {
-              for try await data in clientIn { try await serverOut.write(data) }
+              for try await data in clientIn {
+                counting(data.readableBytes)
+                try await serverOut.write(data)
+              }
             } catch {}
           }
         }

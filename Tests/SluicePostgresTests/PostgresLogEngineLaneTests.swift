@@ -212,4 +212,86 @@ struct PostgresLogEngineLaneTests {
     #expect(try await log.append([Self.record("a", 1)], to: "other") == [1])
     await log.close()
   }
+
+  /// Issue 25, an idle lane costs nothing: once a wait of the reader found the lane without new
+  /// entries, its follower's round (a read, then a wait that times out) sends nothing to the
+  /// server, round after round; an append by another engine still wakes the wait, and the read
+  /// after it sees the entry. The reader reaches the server through a proxy that counts the
+  /// bytes sent, and its clock moves only when the test advances it.
+  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  func anIdleLaneSendsNothingToTheServerUntilAnAppend() async throws {
+    let server = try PostgresServer.required
+    let proxy = try await CuttableProxy(to: server.port)
+    var configuration = try await server.makeDatabase(timeout: .seconds(600))
+    let writer = PostgresLogEngine(configuration: configuration)
+    let clock = SteppedClock()
+    configuration.port = proxy.port
+    configuration.clock = clock
+    let reader = PostgresLogEngine(configuration: configuration)
+    #expect(try await writer.append([Self.record("w", 1)], to: "room") == [1])
+    #expect(try await reader.head(of: "room") == 1)  // Once the reader listens.
+    var sleeps = clock.sleeps.makeAsyncIterator()
+    var sentBefore: [Int] = []
+    for _ in 0..<10 {
+      sentBefore.append(proxy.sentToServer)
+      #expect(try await reader.entries(of: "room", after: 1, limit: 10).isEmpty)
+      let deadline = clock.now.advanced(by: .seconds(1))
+      let wait = Task {
+        try await reader.waitForEntries(of: "room", after: 1, timeout: .seconds(1))
+      }
+      // The wait's first pause (the listener's own pauses end later).
+      while let next = await sleeps.next(), next > deadline {}
+      clock.advance(by: clock.now.duration(to: deadline))
+      try await wait.value
+    }
+    // The first round asked for the head; the others asked nothing.
+    let sent = zip(sentBefore.dropFirst(), sentBefore.dropFirst(2)).map { $1 - $0 }
+    #expect(sent.allSatisfy { $0 == 0 }, "bytes sent in each round after the first: \(sent)")
+
+    let wait = Task {
+      try await reader.waitForEntries(of: "room", after: 1, timeout: .seconds(600))
+    }
+    #expect(try await writer.append([Self.record("w", 2)], to: "room") == [2])
+    try await wait.value
+    #expect(try await reader.entries(of: "room", after: 1, limit: 10).map(\.sequence) == [2])
+    await reader.close()
+    await writer.close()
+    await proxy.close()
+  }
+
+  /// An entry whose notification never came (its appender died between its commit and its
+  /// notification, which the engine sends after the commit) wakes a quiet lane's wait at the
+  /// listener's next check of the quiet lanes' heads, 30 s on the reader's clock, which moves
+  /// only when the test advances it.
+  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  func anEntryWhoseNotificationWasLostWakesTheWaitAtTheNextCheck() async throws {
+    let server = try PostgresServer.required
+    var configuration = try await server.makeDatabase(timeout: .seconds(600))
+    let writer = PostgresLogEngine(configuration: configuration)
+    let clock = SteppedClock()
+    configuration.clock = clock
+    let reader = PostgresLogEngine(configuration: configuration)
+    #expect(try await writer.append([Self.record("w", 1)], to: "room") == [1])
+    #expect(try await reader.head(of: "room") == 1)  // Once the reader listens.
+    var sleeps = clock.sleeps.makeAsyncIterator()
+    let start = clock.now
+    let wait = Task {
+      try await reader.waitForEntries(of: "room", after: 1, timeout: .seconds(500))
+    }
+    // The wait sleeps until its timeout: the lane is quiet (the operations' deadlines are
+    // 600 s on).
+    while let next = await sleeps.next(), next != start.advanced(by: .seconds(500)) {}
+    // The append function alone: committed, never notified.
+    _ = try await server.execute(
+      """
+      SELECT sluice_append_v3('room', ARRAY['x'], ARRAY[1::bigint], ARRAY['n'],
+        ARRAY['\\x00'::bytea])::text
+      """, in: configuration.database)
+    clock.advance(by: .seconds(30))
+    try await wait.value
+    #expect(clock.now == start.advanced(by: .seconds(30)))
+    #expect(try await reader.entries(of: "room", after: 1, limit: 10).map(\.sequence) == [2])
+    await reader.close()
+    await writer.close()
+  }
 }

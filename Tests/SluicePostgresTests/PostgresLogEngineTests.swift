@@ -260,14 +260,14 @@ struct PostgresLogEngineTests {
     let configuration = try await server.makeDatabase()
     let settings: PostgresQuery = """
       SELECT array_to_string(proconfig, ',') FROM pg_proc
-      WHERE oid = to_regprocedure('sluice_append_v2(text, text[], bigint[], text[], bytea[])')
+      WHERE oid = to_regprocedure('sluice_append_v3(text, text[], bigint[], text[], bytea[])')
       """
     let expected = ["enable_seqscan=off,enable_hashjoin=off,enable_mergejoin=off"]
     #expect(try await PostgresLogEngine(configuration: configuration).head() == 0)
     #expect(try await server.execute(settings, in: configuration.database) == expected)
     // A function as an earlier engine made it: the next engine to connect sets it up.
     try await server.execute(
-      "ALTER FUNCTION sluice_append_v2(text, text[], bigint[], text[], bytea[]) RESET ALL",
+      "ALTER FUNCTION sluice_append_v3(text, text[], bigint[], text[], bytea[]) RESET ALL",
       in: configuration.database)
     #expect(try await PostgresLogEngine(configuration: configuration).head() == 0)
     #expect(try await server.execute(settings, in: configuration.database) == expected)

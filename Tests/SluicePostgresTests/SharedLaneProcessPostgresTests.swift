@@ -14,20 +14,24 @@ import Testing
   import Darwin
 #endif
 
-/// Processes sharing one lane through a PostgreSQL database (issue 15): four nodes
-/// (`SluiceCrashProbe --shared-lane --postgres`, Tests/SluiceCrashProbe/SharedLaneProbe.swift)
-/// append 300 actions each, in bursts with pauses, while the test kills a node with SIGKILL in
-/// the middle of an append and restarts it, terminates another node's connections on the server
+/// Processes sharing two lanes through one PostgreSQL database (issues 15 and 25): in each lane,
+/// two nodes (`SluiceCrashProbe --shared-lane --postgres … --lane NAME`,
+/// Tests/SluiceCrashProbe/SharedLaneProbe.swift, numbered alike in both lanes) append 300 actions
+/// each, in bursts with pauses, while the test kills a node with SIGKILL in the middle of an
+/// append and restarts it, terminates another node's connections on the server
 /// (`pg_terminate_backend`), stops the server as a crash would (`pg_ctl stop -m immediate`) while
-/// the nodes wait for it and starts it again, then kills and restarts a node once more. The log
-/// must then run from 1 to N with no gap and hold each node's 300 actions once each and in order,
-/// no action a killed node saw acknowledged may be missing, and every node, the restarted ones
-/// too, must end with the same digest of the log.
+/// the nodes wait for it and starts it again, then kills and restarts a node once more. Each
+/// lane on its own must then run from 1 to N with no gap and hold each of its nodes' 300 actions
+/// once each and in order, no action a killed node saw acknowledged may be missing from its
+/// lane, and the nodes of a lane, the restarted ones too, must end with the same digest of its
+/// log.
 ///
 /// A server of its own: stopping it would break any test beside.
 @Suite(.requiresPostgres, .postgresServer)
 struct SharedLaneProcessPostgresTests {
-  static let nodes = 4
+  static let lanes = [SharedLane.defaultLane, "room"]
+  /// Nodes per lane.
+  static let nodes = 2
   static let count = 300
 
   // The time limit, and each wait below, is a hang guard: its expiry means a node that never
@@ -42,24 +46,35 @@ struct SharedLaneProcessPostgresTests {
     let configuration = try await server.makeDatabase()
     let log = PostgresLogEngine(configuration: configuration)
     _ = try await log.head()  // The tables, before the race.
-    let folder = try TemporaryFolder(prefix: "sluice-shared-postgres")
-    defer { folder.remove() }
-    var restarts = Array(repeating: 0, count: Self.nodes)
-    func start(_ node: Int) throws -> SharedLaneProbeRun {
-      defer { restarts[node] += 1 }
+    // One folder of outputs per lane: the node numbers repeat.
+    let folders = try Self.lanes.map { _ in try TemporaryFolder(prefix: "sluice-shared-postgres") }
+    defer { for folder in folders { folder.remove() } }
+    // A process per lane and node, named by its slot on the server.
+    let slots = Self.lanes.indices.flatMap { lane in (0..<Self.nodes).map { (lane, $0) } }
+    var restarts = Array(repeating: 0, count: slots.count)
+    func start(_ slot: Int) throws -> SharedLaneProbeRun {
+      defer { restarts[slot] += 1 }
+      let (lane, node) = slots[slot]
       let url =
         "postgres://\(PostgresServer.user)@127.0.0.1:\(server.port)/\(configuration.database)"
-        + "?application_name=\(Self.applicationName(of: node))"
+        + "?application_name=\(Self.applicationName(of: slot))"
       return try SharedLaneProbeRun(
-        node: node, run: restarts[node], probe: probe,
+        node: node, run: restarts[slot], probe: probe,
         arguments: [
           "--shared-lane", "--postgres", url, "\(node)", "\(Self.nodes)", "\(Self.count)",
-          "--pause-ms", "300",
-        ], folder: folder)
+          "--pause-ms", "300", "--lane", Self.lanes[lane],
+        ], folder: folders[lane])
     }
-    var runs = try (0..<Self.nodes).map(start)
+    var runs = try slots.indices.map(start)
     defer {
       for run in runs where run.process.isRunning { kill(run.process.processIdentifier, SIGKILL) }
+    }
+    /// Kills the run of `slot` and starts it again, noting a lost acknowledgement.
+    func restart(_ slot: Int) async throws -> String? {
+      await runs[slot].kill()
+      let lost = try await runs[slot].lostAcknowledgement(in: log, lane: Self.lanes[slots[slot].0])
+      runs[slot] = try start(slot)
+      return lost
     }
     var lostAcknowledgements: [String] = []
 
@@ -69,20 +84,18 @@ struct SharedLaneProcessPostgresTests {
     let began = clock.now
     var events: [String] = []
     let first = try #require(await Self.appending(runs, acked: Self.count / 4, midAppend: true))
-    events.append("node \(first.node) killed at \(first.lines.last ?? "")")
-    await first.kill()
-    lostAcknowledgements += [try await first.lostAcknowledgement(in: log)].compactMap { $0 }
-    runs[first.node] = try start(first.node)
+    events.append("process \(first) killed at \(runs[first].lines.last ?? "")")
+    lostAcknowledgements += [try await restart(first)].compactMap { $0 }
 
     // Another node's connections, terminated by the server.
-    let cut = try #require(await Self.appending(runs, acked: Self.count / 3, except: first.node))
+    let cut = try #require(await Self.appending(runs, acked: Self.count / 3, except: first))
     let terminated = try await server.execute(
       """
       SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
-      WHERE application_name = \(Self.applicationName(of: cut.node))
+      WHERE application_name = \(Self.applicationName(of: cut))
       """, in: "postgres")
-    #expect(terminated.contains("true"), "no connection of node \(cut.node) to terminate")
-    events.append("\(terminated.count) connections of node \(cut.node) terminated")
+    #expect(terminated.contains("true"), "no connection of process \(cut) to terminate")
+    events.append("\(terminated.count) connections of process \(cut) terminated")
 
     // The server crashes while the nodes append, and starts again once every node still
     // appending waits for it.
@@ -101,40 +114,43 @@ struct SharedLaneProcessPostgresTests {
 
     // One more kill in the middle of an append, after the restart.
     let second = try #require(await Self.appending(runs, acked: 0, midAppend: true))
-    events.append("node \(second.node) killed at \(second.lines.last ?? "")")
-    await second.kill()
-    lostAcknowledgements += [try await second.lostAcknowledgement(in: log)].compactMap { $0 }
-    runs[second.node] = try start(second.node)
+    events.append("process \(second) killed at \(runs[second].lines.last ?? "")")
+    lostAcknowledgements += [try await restart(second)].compactMap { $0 }
 
     let ended = await Self.waitUntil(seconds: 300) { !runs.contains { $0.process.isRunning } }
     #expect(ended, "the nodes did not finish within 300 s: \(runs.map(\.lines.last))")
     #expect(lostAcknowledgements.isEmpty, "\(lostAcknowledgements)")
-    let problems = try await SharedLaneProbeRun.problems(
-      in: log, runs: runs, nodes: Self.nodes, count: Self.count)
-    #expect(problems.isEmpty, "\(problems)")
+    for (index, lane) in Self.lanes.enumerated() {
+      let problems = try await SharedLaneProbeRun.problems(
+        in: log, lane: lane, runs: runs.indices.filter { slots[$0].0 == index }.map { runs[$0] },
+        nodes: Self.nodes, count: Self.count)
+      #expect(problems.isEmpty, "lane \(lane): \(problems)")
+    }
     print(
-      "shared lane on PostgreSQL, \(Self.nodes) processes × \(Self.count) actions in "
+      "shared lanes on PostgreSQL, \(Self.lanes.count) lanes × \(Self.nodes) processes × "
+        + "\(Self.count) actions in "
         + "\(began.duration(to: clock.now)): \(events.joined(separator: "; "))")
     await log.close()
   }
 
-  /// The name node `node`'s connections show in `pg_stat_activity`.
-  static func applicationName(of node: Int) -> String { "sluice-probe-node\(node)" }
+  /// The name the connections of the process in `slot` show in `pg_stat_activity`.
+  static func applicationName(of slot: Int) -> String { "sluice-probe-process\(slot)" }
 
-  /// The first run, other than node `except`'s, that is still appending with at least `acked`
-  /// actions acknowledged, and (with `midAppend`) waits for a flush at that moment; looked for
-  /// every millisecond for 60 s, `nil` when none came.
+  /// The index of the first run, other than `except`, that is still appending with at least
+  /// `acked` actions acknowledged, and (with `midAppend`) waits for a flush at that moment;
+  /// looked for every millisecond for 60 s, `nil` when none came.
   static func appending(
     _ runs: [SharedLaneProbeRun], acked: Int, midAppend: Bool = false, except: Int? = nil
-  ) async -> SharedLaneProbeRun? {
-    var found: SharedLaneProbeRun?
+  ) async -> Int? {
+    var found: Int?
     _ = await waitUntil(seconds: 60, every: .milliseconds(1)) {
-      found = runs.first { run in
+      found = runs.indices.first { slot in
+        let run = runs[slot]
         let progress = run.acked
         // Mid-append: still sending. Otherwise any running node past `acked` will do: on a
         // loaded machine the others may have appended all their actions already, and a node
         // that did still follows the log (its connections are still there to cut).
-        return run.node != except && run.process.isRunning && progress >= acked
+        return slot != except && run.process.isRunning && progress >= acked
           && (!midAppend || (progress < count && run.isSending))
       }
       return found != nil

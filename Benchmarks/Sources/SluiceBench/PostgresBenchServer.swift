@@ -93,6 +93,21 @@
         host: "127.0.0.1", port: port, user: Self.user, database: name, timeout: .seconds(30))
     }
 
+    /// The first column of the first row `sql` returns, as `psql` prints it; `nil` when it
+    /// failed.
+    func scalar(_ sql: String) -> String? {
+      let output = "\(folder)/scalar-\(UUID().uuidString)"
+      defer { try? FileManager.default.removeItem(atPath: output) }
+      let quoted = sql.replacingOccurrences(of: "'", with: "'\\''")
+      guard
+        system(
+          "\(bin)/psql -X -A -t -h 127.0.0.1 -p \(port) -U \(Self.user) -d postgres "
+            + "-c '\(quoted)' > '\(output)' 2>> '\(folder)/commands.log'") == 0,
+        let text = try? String(contentsOfFile: output, encoding: .utf8)
+      else { return nil }
+      return text.split(separator: "\n").first.map(String.init)
+    }
+
     /// Stops the server at once and removes its folder.
     private func remove() {
       _ = tool("pg_ctl", "-D \(folder)/data -m immediate -w stop")

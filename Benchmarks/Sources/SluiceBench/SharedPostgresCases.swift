@@ -17,6 +17,12 @@
       BenchCase(
         name: "shared.postgres.visible", make: { { _ in } }, custom: visible,
         unavailable: PostgresBenchServer.unavailability),
+      BenchCase(
+        name: "shared.postgres.lanes", make: { { _ in } }, custom: lanes,
+        unavailable: PostgresBenchServer.unavailability),
+      BenchCase(
+        name: "shared.postgres.idle", make: { { _ in } }, custom: idle,
+        unavailable: PostgresBenchServer.unavailability),
     ]
 
     typealias Tick = SharedLaneCases.Tick
