@@ -67,8 +67,10 @@ public protocol SharedLogEngine: Sendable {
   /// The number of the last entry of `lane`, 0 for an empty lane.
   func head(of lane: String) async throws -> UInt64
 
-  /// Returns once `lane` has an entry after `sequence`, or after `timeout`, whichever comes
-  /// first, without spinning.
+  /// Returns once `lane` has an entry after `sequence`, after `timeout`, or once the calling
+  /// task is cancelled, whichever comes first, without spinning. A node's follower waits up to
+  /// 30 s at a time and stops by cancelling its wait, so a wait that ignores cancellation
+  /// holds up ``SharedLane/stop()``.
   func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration) async throws
 
   /// Claims `node` in `lane` for this process until ``releaseNode(_:of:)`` or the process's
