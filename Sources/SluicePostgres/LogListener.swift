@@ -32,7 +32,7 @@ import Synchronization
 /// (``isLost(_:of:)``).
 final class LogListener: Sendable {
   /// Where the listening connection stands.
-  private enum Phase {
+  enum Phase {
     /// Not opened yet.
     case idle
     /// An attempt to open it is under way.
@@ -54,30 +54,30 @@ final class LogListener: Sendable {
     var isListening: Bool
   }
 
-  private struct Lane {
+  struct Lane {
     var generation: UInt64 = 0
     var watchers = 0
     /// The lane's head, read after `token` was taken, while nothing moved the token since.
     var quiet: (head: UInt64, token: Token)?
   }
 
-  private struct Claim: Hashable {
+  struct Claim: Hashable {
     var node: String
     var lane: String
   }
 
   /// A session of the listening connection, as the server names it.
-  private struct Session {
+  struct Session {
     var pid: Int32
     var start: String
   }
 
-  private struct Waiter {
+  struct Waiter {
     var lane: String
     var continuation: CheckedContinuation<Void, Never>
   }
 
-  private struct State {
+  struct State {
     var phase = Phase.idle
     /// The number of the latest attempt to open the connection.
     var attempt: UInt64 = 0
@@ -104,9 +104,9 @@ final class LogListener: Sendable {
     var session: Session?
   }
 
-  private let configuration: PostgresLogEngine.Configuration
+  let configuration: PostgresLogEngine.Configuration
   private let recovered: @Sendable () -> Void
-  private let state = Guarded(State())
+  let state = Guarded(State())
 
   /// The key of the waits that only watch the connection's phase; no lane has an empty name.
   private static let phaseOnly = ""
@@ -179,7 +179,7 @@ final class LogListener: Sendable {
   }
 
   /// Stops counting `lane`'s notifications when no wait watches it and it is not quiet.
-  private static func forgetIfIdle(_ lane: String, _ state: inout State) {
+  static func forgetIfIdle(_ lane: String, _ state: inout State) {
     guard let entry = state.lanes[lane], entry.watchers <= 0 else { return }
     if let quiet = entry.quiet, quiet.token == token(state, lane) { return }
     state.lanes[lane] = nil
@@ -247,132 +247,6 @@ final class LogListener: Sendable {
       }
       if isLost { return }
       await wait(after: token, lane: Self.phaseOnly)
-    }
-  }
-
-  /// Claims `node` in `lane` for the connection's session, until ``release(_:of:)`` or the
-  /// session's end.
-  ///
-  /// - Throws: `SharedLogError` (`.nodeInUse`) when this engine or another session holds it;
-  ///   ``PostgresLogError`` when the server cannot be reached.
-  func claim(_ node: String, of lane: String, operation: String, endpoint: String) async throws {
-    let claim = Claim(node: node, lane: lane)
-    while true {
-      _ = try await ready(operation, endpoint: endpoint)
-      let connection = state.withLock { state -> PostgresConnection? in
-        state.claims.contains(claim) ? nil : state.connection
-      }
-      guard let connection else {
-        if state.withLock({ $0.claims.contains(claim) }) {
-          throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
-        }
-        continue  // The connection went between the two looks: wait for the next one.
-      }
-      let taken: Bool
-      do {
-        taken = try await Self.take(
-          LogSchema.claim(node, of: lane), on: connection, logger: configuration.logger)
-      } catch {
-        throw PostgresLogError(error, operation: operation, endpoint: endpoint)
-      }
-      guard taken else {
-        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
-      }
-      let isFresh = state.withLock { state in
-        state.lost.remove(claim)
-        return state.claims.insert(claim).inserted
-      }
-      guard isFresh else {
-        // Another node of this engine took the name meanwhile, on the same session.
-        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
-      }
-      return
-    }
-  }
-
-  /// Gives `node`'s claim in `lane` back; nothing when the engine does not hold it.
-  func release(_ node: String, of lane: String) async {
-    let claim = Claim(node: node, lane: lane)
-    let connection = state.withLock { state -> PostgresConnection? in
-      // The node is gone: its lane's quiet with it.
-      state.lanes[lane]?.quiet = nil
-      Self.forgetIfIdle(lane, &state)
-      state.lost.remove(claim)
-      return state.claims.remove(claim) == nil ? nil : state.connection
-    }
-    guard let connection else { return }
-    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
-    _ = try? await Self.take(
-      LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
-  }
-
-  /// Gives every claim back at once, before the engine closes: the server would release them
-  /// only once it saw the session end.
-  func releaseAll() async {
-    let connection = state.withLock { state -> PostgresConnection? in
-      defer {
-        state.claims.removeAll()
-        state.lost.removeAll()
-      }
-      return state.claims.isEmpty ? nil : state.connection
-    }
-    guard let connection else { return }
-    let query: PostgresQuery = "SELECT pg_advisory_unlock_all()::text IS NULL"
-    _ = try? await Self.take(query, on: connection, logger: configuration.logger)
-  }
-
-  /// Whether the engine held `node` in `lane` and lost it to another session while its
-  /// connection was down.
-  func isLost(_ node: String, of lane: String) -> Bool {
-    state.withLock { $0.lost.contains(Claim(node: node, lane: lane)) }
-  }
-
-  /// Takes a claim on `connection` with `query` (``LogSchema/claim(_:of:)``): whether it did.
-  private static func take(
-    _ query: PostgresQuery, on connection: PostgresConnection, logger: Logger
-  ) async throws -> Bool {
-    var taken = false
-    for try await row in try await connection.query(query, logger: logger) {
-      taken = try row.decode(Bool.self)
-    }
-    return taken
-  }
-
-  /// Takes the claims the engine holds again, on a new connection; those another session took
-  /// meanwhile are lost. A claim the engine's previous session still holds (the server has not
-  /// seen it end yet: a terminated session still exiting, a connection the network cut) is
-  /// taken over: that session is ended, and the claim waited for (at most `lock_timeout`).
-  private func retake(on connection: PostgresConnection) async throws {
-    let logger = configuration.logger
-    var current: Session?
-    for try await (pid, start) in try await connection.query(LogSchema.session, logger: logger)
-      .decode((Int32, String).self)
-    {
-      current = Session(pid: pid, start: start)
-    }
-    let (claims, previous) = state.withLock { state in
-      defer { state.session = current }
-      return (state.claims, state.session)
-    }
-    for claim in claims {
-      let (node, lane) = (claim.node, claim.lane)
-      if try await Self.take(LogSchema.claim(node, of: lane), on: connection, logger: logger) {
-        continue
-      }
-      if let previous {
-        let query = LogSchema.claim(node, of: lane, from: previous.pid, started: previous.start)
-        do {
-          if try await Self.take(query, on: connection, logger: logger) { continue }
-        } catch let error as PSQLError where error.code == .server {
-          // Refused (`lock_timeout`, no right to end the session): lost.
-        }
-      }
-      logger.error(
-        "sluice: another node took this node's name while the server was away",
-        metadata: ["node": "\(claim.node)", "lane": "\(claim.lane)"])
-      state.withLock { state in
-        if state.claims.remove(claim) != nil { state.lost.insert(claim) }
-      }
     }
   }
 
