@@ -59,7 +59,7 @@ extension Lane {
   /// What a drainer's transition hands back: what to wake, what to do next, and what to release
   /// after the lock (the cores retired meanwhile, and the routes it had cached to them).
   typealias Transition = (
-    wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore], forgotten: ForgottenRoutes?
+    wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore]?, forgotten: ForgottenRoutes?
   )
 
   /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
@@ -68,7 +68,8 @@ extension Lane {
   private func transition(_ body: (inout Machine) -> (Machine.Wake, Machine.Step)) -> Transition {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
-      guard case .stop = step else { return (wake, step, [], nil) }
+      // `nil`, not `[]`: an empty array costs a retain and a release per item.
+      guard case .stop = step else { return (wake, step, nil, nil) }
       let retired = storage.takeRetiredLocked()
       let forgotten = retired.isEmpty ? nil : forgetRoutes()
       endDrain()
@@ -80,7 +81,7 @@ extension Lane {
   private func drain(_ first: Transition) {
     var current = first
     loop: while true {
-      storage.wake(current.wake)
+      if !current.wake.isEmpty { storage.wake(current.wake) }
       switch current.step {
       case .run(let item):
         run(item)
@@ -125,7 +126,8 @@ extension Lane {
     item.payload.run(on: self)
     if let inspector = activeInspector { inspector.itemEnded() }
     currentDepth = 0
-    currentChain = nil
+    // Only when set: storing `nil` over `nil` still releases the old value.
+    if currentChain != nil { currentChain = nil }
     currentActionType = nil
     currentRoot = 0
   }
