@@ -75,18 +75,10 @@ struct ChunkedQueue<Element> {
       }
     }
 
-    /// A storage of its own with copies of the elements, in chunks of the same sizes.
+    /// A storage of its own with copies of the elements.
     func copy() -> Storage {
       let copy = Storage()
-      for (index, chunk) in chunks.enumerated() {
-        let base = UnsafeMutablePointer<Element>.allocate(capacity: chunk.capacity)
-        let start = index == 0 ? head : 0
-        let end = index == chunks.count - 1 ? tailUsed : chunk.capacity
-        (base + start).initialize(from: chunk.base + start, count: end - start)
-        copy.chunks.append((base, chunk.capacity))
-      }
-      (copy.count, copy.head, copy.tailUsed) = (count, head, tailUsed)
-      copy.cacheEnds()
+      visit { copy.append($0.pointee) }
       return copy
     }
 
