@@ -22,9 +22,12 @@ extension Lane {
     // could be waiting for that one.
     let completion: Machine.Completion =
       mode == .async ? .none : ThreadContext.drainDepth == 0 ? .block : .noBlock
+    guard mode == .async, !bypass, configuration.maxQueueDepth != nil else {
+      return carryOut(
+        storage.withMachine { $0.submit(work, bypass: bypass, completion: completion) })
+    }
     let (next, overflow) = storage.withMachine { machine in
-      let next = machine.submit(work, bypass: bypass, completion: completion)
-      return (next, mode == .async && !bypass ? machine.takeOverflow() : nil)
+      (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
     }
     carryOut(next)
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
