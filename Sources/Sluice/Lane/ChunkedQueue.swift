@@ -42,6 +42,7 @@ struct ChunkedQueue<Element> {
   }
 
   /// Calls `body` on every element, front to back, letting it change the element in place.
+  @inline(__always)
   mutating func updateEach(_ body: (inout Element) -> Void) {
     if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     storage.visit { body(&$0.pointee) }
@@ -68,6 +69,7 @@ struct ChunkedQueue<Element> {
     }
 
     /// Calls `body` with a pointer to every element, front to back.
+    @inline(__always)
     func visit(_ body: (UnsafeMutablePointer<Element>) -> Void) {
       for (index, chunk) in chunks.enumerated() {
         let end = index == chunks.count - 1 ? tailUsed : chunk.capacity
