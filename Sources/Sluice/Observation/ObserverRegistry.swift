@@ -269,9 +269,8 @@ struct ObserverRegistry<State: Sendable> {
   @usableFromInline var wholes: [AnyObserver<State>] = [] {
     didSet { wholesInPlace = wholes.withUnsafeBufferPointer { $0 } }
   }
-  /// The elements of ``wholes``, which keeps them alive; read on every step without retaining
-  /// the array (a retain and a release, 40 instructions). Valid until `wholes` changes, which
-  /// resets it; `StoreCore.fire` keeps `wholes` from changing while it walks it.
+  /// The elements of ``wholes``, read on every step without retaining the array (40
+  /// instructions); reset whenever `wholes` changes, which `StoreCore.fire` prevents meanwhile.
   @usableFromInline var wholesInPlace = UnsafeBufferPointer<AnyObserver<State>>(
     start: nil, count: 0)
   /// Reactors: called on every committed step; they check their own queries.

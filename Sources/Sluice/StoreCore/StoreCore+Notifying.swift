@@ -48,11 +48,9 @@ extension StoreCore {
       changedGroups.removeAll(keepingCapacity: true)
       // Each source is in registration order already; merge them when there are several.
       if sources > 1 { fired.sort { $0.order < $1.order } }
-      // A copy: a nested step of this store would write `fired`.
       let list = fired
       if list.withUnsafeBufferPointer({ fire($0, with: state) }) { sweep() }
-      // `list` is gone, so this keeps the buffer without reallocating.
-      fired.removeAll(keepingCapacity: true)
+      fired.removeAll(keepingCapacity: true)  // `list` is gone: keeps the buffer.
     }
   }
 
@@ -86,14 +84,10 @@ extension StoreCore {
     for observer in observers { list.append(observer) }
   }
 
-  /// Calls the observers in `buffer` in order, skipping those that joined during this step and
-  /// the dead ones; returns whether to sweep: one was dead or got cancelled.
-  ///
-  /// `buffer` is a registry's array read in place (``ObserverRegistry/wholesInPlace``). Nothing
-  /// changes that array during the loop: registrations from the lane are queued
-  /// (`registerObserver`), and no sweep runs before the outermost loop ends (`firing`), so it
-  /// keeps every observer alive and each is followed unretained. One observer is called inline
-  /// (30 instructions fewer than the call of `fireEach`, whose loop is tighter out of line).
+  /// Calls the observers in `buffer` (an array read in place, ``ObserverRegistry/wholesInPlace``)
+  /// in order; returns whether to sweep. Nothing changes the array meanwhile: registrations from
+  /// the lane are queued, and no sweep runs before the loop ends (`firing`), so it keeps every
+  /// observer alive. One observer is called inline: 30 instructions fewer than `fireEach`.
   @inlinable @inline(__always)
   func fire(_ buffer: UnsafeBufferPointer<AnyObserver<State>>, with state: UnsafePointer<State>)
     -> Bool
