@@ -1,83 +1,135 @@
 /// A FIFO queue stored in chunks: amortized O(1) append and removal at the front.
 ///
-/// Unlike a ring buffer that doubles, it never copies its elements to grow, so a burst costs its
-/// own size and not up to three times that while it grows; and each chunk is freed as soon as
-/// it is drained, so the memory of a burst goes back while the queue drains. Chunks start small
-/// (a lane that queues a few items keeps a few words) and double up to ``maximumChunk``
-/// elements.
+/// Unlike a ring buffer that doubles, it never copies its elements to grow, and each chunk is
+/// freed as soon as it is drained, so a burst costs its own size and its memory goes back while
+/// the queue drains. Chunks start small and double up to ``maximumChunk`` elements.
+///
+/// A value: copies share one storage until one of them changes (the model checker copies the
+/// machine at every step). Chunks are raw memory reached through pointers the storage keeps,
+/// so an append or a removal is a uniqueness check and a few loads and stores, with no
+/// optional or array access per element.
 struct ChunkedQueue<Element> {
-  /// Every chunk but the last is full; the first one's elements before `head` were taken.
-  private var chunks: [ContiguousArray<Element?>] = []
-  private var head = 0
-  private(set) var count = 0
+  private var storage = Storage()
 
   /// The size of the first chunk, and the largest chunk a queue keeps once empty.
   static var minimumCapacity: Int { 16 }
-  /// The largest chunk: 4,096 elements (128 KiB for the lane's 32-byte items, which the
-  /// allocator maps and unmaps on its own).
+  /// The largest chunk: 4,096 elements.
   static var maximumChunk: Int { 4_096 }
 
-  var isEmpty: Bool { count == 0 }
-
+  var count: Int { storage.count }
+  var isEmpty: Bool { storage.count == 0 }
   /// The number of elements the queue holds memory for.
-  var capacity: Int { chunks.reduce(0) { $0 + $1.capacity } }
-
-  mutating func append(_ element: Element) {
-    count += 1
-    if let last = chunks.indices.last, chunks[last].count < chunks[last].capacity {
-      chunks[last].append(element)
-      return
-    }
-    let size = chunks.last.map { Swift.min(Self.maximumChunk, $0.capacity * 2) }
-    var chunk = ContiguousArray<Element?>()
-    chunk.reserveCapacity(size ?? Self.minimumCapacity)
-    chunk.append(element)
-    chunks.append(chunk)
-  }
-
-  mutating func popFirst() -> Element? {
-    guard count > 0 else { return nil }
-    let element = chunks[0][head].take()
-    head += 1
-    count -= 1
-    if count == 0 {
-      // Keep one small chunk for the next items; give a large one back.
-      if chunks.count == 1, chunks[0].capacity <= Self.minimumCapacity * 16 {
-        chunks[0].removeAll(keepingCapacity: true)
-      } else {
-        chunks.removeAll()
-      }
-      head = 0
-    } else if head == chunks[0].count {
-      // A drained chunk that is not the last (the last still has elements): free it.
-      chunks.removeFirst()
-      head = 0
-    }
-    return element
-  }
-
+  var capacity: Int { storage.chunks.reduce(0) { $0 + $1.capacity } }
   /// The element at the front, if any.
-  var first: Element? { count > 0 ? chunks[0][head] : nil }
+  var first: Element? { storage.count > 0 ? storage.headBase?[storage.head] : nil }
 
   /// The elements, front to back.
   var elements: [Element] {
     var result: [Element] = []
-    result.reserveCapacity(count)
-    for (index, chunk) in chunks.enumerated() {
-      result.append(contentsOf: chunk[(index == 0 ? head : 0)...].compactMap { $0 })
-    }
+    storage.visit { result.append($0.pointee) }
     return result
   }
 
+  mutating func append(_ element: Element) {
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.append(element)
+  }
+
+  mutating func popFirst() -> Element? {
+    guard storage.count > 0 else { return nil }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    return storage.popFirst()
+  }
+
   /// Calls `body` on every element, front to back, letting it change the element in place.
+  @inline(__always)
   mutating func updateEach(_ body: (inout Element) -> Void) {
-    for index in chunks.indices {
-      for position in (index == 0 ? head : 0)..<chunks[index].count {
-        if var element = chunks[index][position].take() {
-          body(&element)
-          chunks[index][position] = element
-        }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.visit { body(&$0.pointee) }
+  }
+
+  private typealias Chunk = (base: UnsafeMutablePointer<Element>, capacity: Int)
+
+  /// Every chunk but the last is full; the first one's elements before `head` were taken.
+  private final class Storage {
+    var chunks: [Chunk] = []
+    var count = 0
+    var head = 0
+    /// The number of elements written to the last chunk.
+    var tailUsed = 0
+    // The first and last chunks, outside the array for the hot path (`nil` without chunks).
+    var headBase: UnsafeMutablePointer<Element>?
+    var headCapacity = 0
+    var tailBase: UnsafeMutablePointer<Element>?
+    var tailCapacity = 0
+
+    deinit {
+      visit { $0.deinitialize(count: 1) }
+      for chunk in chunks { chunk.base.deallocate() }
+    }
+
+    /// Calls `body` with a pointer to every element, front to back.
+    @inline(__always)
+    func visit(_ body: (UnsafeMutablePointer<Element>) -> Void) {
+      for (index, chunk) in chunks.enumerated() {
+        let end = index == chunks.count - 1 ? tailUsed : chunk.capacity
+        for position in (index == 0 ? head : 0)..<end { body(chunk.base + position) }
       }
+    }
+
+    /// A storage of its own with copies of the elements.
+    func copy() -> Storage {
+      let copy = Storage()
+      visit { copy.append($0.pointee) }
+      return copy
+    }
+
+    private func cacheEnds() {
+      (headBase, headCapacity) = chunks.first.map { ($0.base, $0.capacity) } ?? (nil, 0)
+      (tailBase, tailCapacity) = chunks.last.map { ($0.base, $0.capacity) } ?? (nil, 0)
+    }
+
+    @inline(__always)
+    func append(_ element: Element) {
+      if tailUsed == tailCapacity {
+        let capacity = chunks.last.map { Swift.min(maximumChunk, $0.capacity * 2) }
+        addChunk(capacity: capacity ?? minimumCapacity)
+      }
+      (tailBase.unsafelyUnwrapped + tailUsed).initialize(to: element)
+      tailUsed += 1
+      count += 1
+    }
+
+    @inline(never)
+    private func addChunk(capacity: Int) {
+      chunks.append((.allocate(capacity: capacity), capacity))
+      tailUsed = 0
+      cacheEnds()
+    }
+
+    /// Takes the element at the front (the queue is not empty).
+    @inline(__always)
+    func popFirst() -> Element {
+      let element = (headBase.unsafelyUnwrapped + head).move()
+      head += 1
+      count -= 1
+      if count == 0 || head == headCapacity { dropDrained() }
+      return element
+    }
+
+    /// The queue is empty, or its first chunk is drained (and not the last): keeps one small
+    /// chunk for the next items, frees the others.
+    @inline(never)
+    private func dropDrained() {
+      if count > 0 {
+        chunks.removeFirst().base.deallocate()
+      } else if chunks.count > 1 || headCapacity > minimumCapacity * 16 {
+        for chunk in chunks { chunk.base.deallocate() }
+        chunks.removeAll()
+      }
+      if count == 0 { tailUsed = 0 }
+      head = 0
+      cacheEnds()
     }
   }
 }

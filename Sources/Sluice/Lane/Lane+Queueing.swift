@@ -20,12 +20,11 @@ extension Lane {
     if isInspected.load(ordering: .relaxed) { work = inspected(work, file: file, line: line) }
     // A thread that holds another lane must not wait for this one: the holder of this lane
     // could be waiting for that one.
-    let waiting: Machine.Completion = ThreadContext.drainDepth == 0 ? .block : .noBlock
-    guard mode == .async else {
-      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waiting) })
-    }
-    guard configuration.maxQueueDepth != nil, !bypass else {
-      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: .none) })
+    let completion: Machine.Completion =
+      mode == .async ? .none : ThreadContext.drainDepth == 0 ? .block : .noBlock
+    guard mode == .async, !bypass, configuration.maxQueueDepth != nil else {
+      return carryOut(
+        storage.withMachine { $0.submit(work, bypass: bypass, completion: completion) })
     }
     let (next, overflow) = storage.withMachine { machine in
       (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())

@@ -78,8 +78,9 @@ class PackedActionKind {
 @usableFromInline
 final class PackedAction<A: Action>: PackedActionKind {
   override class func process(_ bits: UInt64, on lane: Lane) {
-    let action = withUnsafeBytes(of: bits) { $0.load(as: A.self) }
-    ActionPayload.with(action) { lane.process($0) }
+    // The bits are the value, and `A` its exact type (a trivial type has no subclass): the
+    // payload points at them, with no generic load or dynamic type lookup per action.
+    withUnsafePointer(to: bits) { lane.process(ActionPayload(pointer: $0, type: A.self)) }
   }
 
   override class func action(from bits: UInt64) -> any Action {

@@ -112,8 +112,9 @@ class AnyPathGroup<State: Sendable>: @unchecked Sendable {
   /// without calling `check`, until they differ (see ``WordSlot``).
   @usableFromInline let word: (offset: Int, width: Int)?
   /// For a word group: the bytes of the value after the last check, zero-extended; kept by
-  /// the registry's slot while the group is registered.
-  @usableFromInline var wordLast: UInt64
+  /// the registry's slot while the group is registered. Lane only: exclusivity is not checked
+  /// at run time (the check cost about 60 instructions per changed word).
+  @usableFromInline @exclusivity(unchecked) var wordLast: UInt64
 
   @usableFromInline
   init(
@@ -251,15 +252,27 @@ final class SelectGroup<State: Sendable, Value: Equatable & Sendable>: ValueGrou
   @inlinable
   init(select: @escaping @Sendable (State) -> Value, current: Value) {
     super.init(current: current) { group, state in
-      unsafeDowncast(group, to: SelectGroup<State, Value>.self).update(to: select(state.pointee))
+      // The state is lent to the selector through an exclusive access, in place: passing
+      // `state.pointee` copied it, a retain and a release of its storage per selector.
+      let value = Self.read(select, &UnsafeMutablePointer(mutating: state).pointee)
+      return unsafeDowncast(group, to: SelectGroup<State, Value>.self).update(to: value)
     }
   }
+
+  @inlinable @inline(__always)
+  static func read(_ select: (State) -> Value, _ state: inout State) -> Value { select(state) }
 }
 
 /// A store's observers, grouped by kind. Touched only on the lane.
 @usableFromInline
 struct ObserverRegistry<State: Sendable> {
-  @usableFromInline var wholes: [AnyObserver<State>] = []
+  @usableFromInline var wholes: [AnyObserver<State>] = [] {
+    didSet { wholesInPlace = wholes.withUnsafeBufferPointer { $0 } }
+  }
+  /// The elements of ``wholes``, read on every step without retaining the array (40
+  /// instructions); reset whenever `wholes` changes, which `StoreCore.fire` prevents meanwhile.
+  @usableFromInline var wholesInPlace = UnsafeBufferPointer<AnyObserver<State>>(
+    start: nil, count: 0)
   /// Reactors: called on every committed step; they check their own queries.
   @usableFromInline var reactors: [AnyObserver<State>] = []
   /// The groups, owned here; ``groupRefs`` names the same groups without reference counting,
@@ -280,9 +293,10 @@ struct ObserverRegistry<State: Sendable> {
 
   @inlinable var isEmpty: Bool { wholes.isEmpty && groups.isEmpty && reactors.isEmpty }
 
-  /// The number of observers registered (sweep first to leave out the dead ones).
+  /// The number of live observers registered (a sweep asked for during a step runs after it).
   var count: Int {
-    wholes.count + reactors.count + groups.reduce(0) { $0 + $1.members.count }
+    wholes.count { !$0.isDead } + reactors.count { !$0.isDead }
+      + groups.reduce(0) { $0 + $1.members.count { !$0.isDead } }
   }
 
   /// The rank the next observer will get.

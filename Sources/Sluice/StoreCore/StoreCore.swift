@@ -162,7 +162,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
   /// `isEqual`, or "never equal" without it: called on the hot path without the copy (and
-  /// reference count) an optional closure costs.
+  /// reference count) an optional closure costs. Unwrapped with `if let`, not `??`: a closure
+  /// passed through `??`'s generic parameter is wrapped in two reabstraction thunks, about 40
+  /// instructions per call.
   @usableFromInline let equals: @Sendable (State, State) -> Bool
   @usableFromInline let table: HandlerTable<State>
 
@@ -194,6 +196,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
   @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
   @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
+  /// How many `fire` loops are walking the registry's arrays in place (lane only).
+  @usableFromInline @exclusivity(unchecked) var firing = 0
   var middleware: [(id: Int, middleware: Middleware<State>)] = []
   var taps: [Sink<ActionEvent<State>>] = []
   /// Step recorders (``Store/record(_:)``), called after each action with both states.
@@ -222,7 +226,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     current = initialState
     self.initialState = initialState
     self.isEqual = isEqual
-    equals = isEqual ?? { _, _ in false }
+    if let isEqual { equals = isEqual } else { equals = { _, _ in false } }
     let table = HandlerTable(reducer)
     self.table = table
     super.init(

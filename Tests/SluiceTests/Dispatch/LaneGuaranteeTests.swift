@@ -126,14 +126,22 @@ import Testing
         defer { flooding.leave() }
         guard go.wait(timeout: .now() + 60) == .success else { return }
         var next = 0
+        var signalled = false
         while !stopped.load(ordering: .relaxed) {
-          guard store.dispatcher.queueDepth < 10_000 else {
+          let full = store.dispatcher.queueDepth >= 10_000
+          if full {
             sched_yield()
-            continue
+          } else {
+            store.dispatch(LaneAdd(id: 1_000_000 * (thread + 1) + next), mode: .async)
+            next += 1
           }
-          store.dispatch(LaneAdd(id: 1_000_000 * (thread + 1) + next), mode: .async)
-          next += 1
-          if next == 50 { flooded.signal() }
+          // The flood is queued once this thread dispatched 50, or once the queue is full: the
+          // other flooder may fill it before this one dispatched 50, and the lane drains nothing
+          // until the observer above goes on.
+          if !signalled, next == 50 || full {
+            signalled = true
+            flooded.signal()
+          }
         }
       }.start()
     }

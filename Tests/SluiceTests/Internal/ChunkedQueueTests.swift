@@ -54,6 +54,22 @@ import Testing
     #expect(queue.capacity <= ChunkedQueue<Int>.minimumCapacity * 2)
   }
 
+  @Test func aCopyIsAValueOfItsOwn() {
+    // The model checker copies the machine, queues included, at every step.
+    var original = ChunkedQueue<String>()
+    for value in 0..<100 { original.append("\(value)") }
+    for _ in 0..<30 { _ = original.popFirst() }
+    var copy = original
+    copy.append("copy")
+    _ = copy.popFirst()
+    copy.updateEach { $0 += "!" }
+    original.append("original")
+    #expect(original.elements == (30..<100).map { "\($0)" } + ["original"])
+    #expect(copy.elements == (31..<100).map { "\($0)!" } + ["copy!"])
+    while copy.popFirst() != nil {}
+    #expect(original.count == 71)
+  }
+
   @Test func updateEachChangesEveryElementInPlaceInOrder() {
     var queue = ChunkedQueue<Int>()
     for value in 0..<10_000 { queue.append(value) }
