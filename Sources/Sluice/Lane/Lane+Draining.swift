@@ -56,23 +56,21 @@ extension Lane {
     }
   }
 
-  /// What a drainer's transition hands back: what to wake, what to do next, and what to release
-  /// after the lock (the cores retired meanwhile, and the routes it had cached to them).
-  typealias Transition = (
-    wake: Machine.Wake, step: Machine.Step, retired: [AnyStoreCore], forgotten: ForgottenRoutes?
-  )
+  /// What a drainer's transition hands back: what to wake, what to do next (with the cores
+  /// retired meanwhile, when it lets go), and the routes it had cached to them, all to release
+  /// after the lock.
+  typealias Transition = (wake: Machine.Wake, step: Machine.Step, forgotten: ForgottenRoutes?)
 
   /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
-  /// being the drainer before the lane is free for anybody else, and the cores retired
-  /// meanwhile, with the routes cached to them, are handed back for release after the lock.
+  /// being the drainer before the lane is free for anybody else, and drops the routes it cached
+  /// when the machine hands back retired cores.
   private func transition(_ body: (inout Machine) -> (Machine.Wake, Machine.Step)) -> Transition {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
-      guard case .stop = step else { return (wake, step, [], nil) }
-      let retired = storage.takeRetiredLocked()
+      guard case .stop(_, let retired) = step else { return (wake, step, nil) }
       let forgotten = retired.isEmpty ? nil : forgetRoutes()
       endDrain()
-      return (wake, step, retired, forgotten)
+      return (wake, step, forgotten)
     }
   }
 
@@ -101,7 +99,7 @@ extension Lane {
           wake.formUnion(more)
           return (wake, step)
         }
-      case .stop(let scheduleWorker):
+      case .stop(let scheduleWorker, _):
         if scheduleWorker { startWorker() }
         break loop
       }

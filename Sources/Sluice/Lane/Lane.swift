@@ -396,7 +396,7 @@ final class Lane: @unchecked Sendable {
     lock.lock()
     let fresh = routing
     let version = routingVersion.load(ordering: .relaxed)
-    let unused = storage.takeRetiredLocked()
+    let unused = storage.withMachineLocked { $0.routesReplaced() }
     lock.unlock()
     let replaced = forgetRoutes()
     cachedRouting = fresh
