@@ -127,7 +127,11 @@ public final class Lock: Sendable {
   }
 }
 
-/// A lock the lane knows about without keeping it alive.
-struct WeakLock {
+/// A lock the lane's state machine holds the lane for: known by identity, not kept alive.
+struct WeakLock: Hashable {
+  let id: ObjectIdentifier
   weak var lock: Lock?
+
+  static func == (lhs: WeakLock, rhs: WeakLock) -> Bool { lhs.id == rhs.id }
+  func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }

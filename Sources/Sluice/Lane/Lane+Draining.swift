@@ -56,20 +56,20 @@ extension Lane {
     }
   }
 
-  /// What a drainer lets go of after the lock once it stops: the cores retired meanwhile, and
-  /// the routes it had cached to them.
+  /// What a drainer lets go of after the lock once it stops: the cores the machine hands back
+  /// as retired, and the routes it had cached to them.
   typealias Leftovers = (retired: [AnyStoreCore], forgotten: ForgottenRoutes)
 
   /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
-  /// being the drainer before the lane is free for anybody else, and the cores retired
-  /// meanwhile, with the routes cached to them, go to `leftovers`, for release after the lock.
+  /// being the drainer before the lane is free for anybody else, and the cores the machine
+  /// hands back as retired, with the routes cached to them, go to `leftovers`, for release
+  /// after the lock.
   private func transition(
     _ leftovers: inout Leftovers?, _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
   ) -> (Machine.Wake, Machine.Step) {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
-      guard case .stop = step else { return (wake, step) }
-      let retired = storage.takeRetiredLocked()
+      guard case .stop(_, let retired) = step else { return (wake, step) }
       if !retired.isEmpty { leftovers = (retired, forgetRoutes()) }
       endDrain()
       return (wake, step)
@@ -104,7 +104,7 @@ extension Lane {
           wake.formUnion(more)
           return (wake, step)
         }
-      case .stop(let scheduleWorker):
+      case .stop(let scheduleWorker, _):
         if scheduleWorker { startWorker() }
         // `leftovers` is released on return, after the lock.
         return

@@ -1,11 +1,7 @@
 extension Lane {
   /// Holds the lane for `lock`; blocked callers whose actions can no longer run return.
   func pause(_ lock: Lock) {
-    let wake = storage.withMachine { machine in
-      storage.rememberLocked(lock)
-      return machine.pause(ObjectIdentifier(lock))
-    }
-    storage.wake(wake)
+    storage.wake(storage.withMachine { $0.pause(WeakLock(id: ObjectIdentifier(lock), lock: lock)) })
   }
 
   /// Lets go of the hold of the lock with this identity; when it was the last, the queued
@@ -21,9 +17,8 @@ extension Lane {
       isCurrentThreadDraining
       ? .drainer : ThreadContext.drainDepth == 0 && mayWait ? .block : .noBlock
     carryOut(
-      storage.withMachine { machine in
-        storage.forgetLocked(id)
-        return machine.release(id, caller: caller, barrier: QueuedWork(Work(kind: .work {})))
+      storage.withMachine {
+        $0.release(WeakLock(id: id), caller: caller, barrier: QueuedWork(Work(kind: .work {})))
       })
   }
 

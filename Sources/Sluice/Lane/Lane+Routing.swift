@@ -2,10 +2,10 @@
 /// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
 ///
 /// Routes hold their core unmanaged, so following one costs no reference counting: a
-/// core detached while the lane is held is kept alive by ``LaneStorage`` until the drainer has
-/// replaced the routing it cached (before its next action) or let go of the lane; a core
-/// detached while the lane is idle is released at once (the next drainer refreshes its routing
-/// before following any route).
+/// core detached while a thread runs the lane is kept alive by the lane's state machine until
+/// the drainer has replaced the routing it cached (before its next action) or let go of the
+/// lane (``LaneStateMachine/retire(_:)``); a core detached while no thread runs it is released
+/// at once (the next drainer refreshes its routing before following any route).
 struct Route {
   private let unmanagedCore: Unmanaged<AnyStoreCore>
   let slot: Int
@@ -92,7 +92,13 @@ extension Lane {
       cores.removeAll { $0 === core }
       orderEdges.removeAll { $0.store == id || $0.after == id }
       let replaced = rebuildRoutingLocked()
-      let retired = storage.retireLocked(core) { forgotten = forgetRoutes() }
+      let retired = storage.withMachineLocked { machine in
+        let retired = machine.retire(core)
+        // Handed back: no thread runs the lane, and none can claim it, not even with the
+        // shortcut, until this transition ends.
+        if retired != nil { forgotten = forgetRoutes() }
+        return retired
+      }
       return (replaced, retired, reconcileHoldLocked())
     }
     // Released here, outside the lock: a core's deinit may take other locks, and the lane's

@@ -393,11 +393,9 @@ final class Lane: @unchecked Sendable {
   /// hold closures the user wrote) and the retired cores are released after it (drainer only).
   @inline(never)
   private func replaceRouting() {
-    lock.lock()
-    let fresh = routing
-    let version = routingVersion.load(ordering: .relaxed)
-    let unused = storage.takeRetiredLocked()
-    lock.unlock()
+    let (fresh, version, unused) = storage.withMachine { machine in
+      (routing, routingVersion.load(ordering: .relaxed), machine.routesReplaced())
+    }
     let replaced = forgetRoutes()
     cachedRouting = fresh
     cachedVersion = version

@@ -21,10 +21,11 @@ extension LaneStateMachine {
   /// Whether an item can run now.
   var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }
 
-  /// Whether the lock-free shortcut must stay closed: anything queued, a lock held, or a drainer
-  /// other than a shortcut one.
+  /// Whether the lock-free shortcut must stay closed: anything queued, a lock held, a drainer
+  /// other than a shortcut one, or a retired core kept (the shortcut holder lets go through the
+  /// machine, which hands it back).
   var needsAttention: Bool {
-    !main.isEmpty || !bypass.isEmpty || !locks.isEmpty
+    !main.isEmpty || !bypass.isEmpty || !locks.isEmpty || !retired.isEmpty
       || (drainer != .none && drainer != .fast)
   }
 }

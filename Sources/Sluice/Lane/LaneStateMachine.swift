@@ -28,7 +28,9 @@
 /// - Before-wake hooks the drainer reported armed run (``Step/runHooks``) before anybody is
 ///   woken and before the drainer lets go: no wake-up, also none a lock from another thread
 ///   causes, comes before them.
-struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
+/// - A retired store core (a *retiree*) is handed back for release only when no thread can
+///   follow a route to it (see ``retire(_:)``), and always by the time the lane is idle.
+struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   typealias Seq = UInt64
 
   /// What a caller outside the lane does after ``submit(_:bypass:completion:)``.
@@ -63,8 +65,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     /// somebody is to be woken, or the drainer is to let go, and the drainer said hooks are
     /// armed.
     case runHooks
-    /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over.
-    case stop(scheduleWorker: Bool)
+    /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over. It drops
+    /// the routes it cached when `retired` is not empty, and releases these after the lock.
+    case stop(scheduleWorker: Bool, retired: [Retiree])
   }
 
   /// Waiters to wake after a transition.
@@ -115,6 +118,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
   /// Whether a lock was taken while hooks were pending: the blocked callers it holds are
   /// released once they ran (if it still holds them then).
   private(set) var releaseStuckAfterHooks = false
+  /// The retired cores a drainer may still follow a route to (see ``retire(_:)``).
+  var retired: [Retiree] = []
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
   private(set) var horizon: Seq = 0
@@ -338,7 +343,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     }
     drainer = .none
     horizon = 0
-    return (wake, .stop(scheduleWorker: false))
+    return (wake, letGo(scheduleWorker: false))
   }
 
   // MARK: - Helpers
@@ -472,7 +477,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
     horizon = 0
     guard hasRunnable else {
       drainer = .none
-      return .stop(scheduleWorker: false)
+      return letGo(scheduleWorker: false)
     }
     var heir: Seq?
     for (seq, progress) in openRoots.all {
@@ -483,9 +488,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable> {
       outcomes[heir] = .drain
       drainer = .heir(heir)
       wake.threads.append(heir)
-      return .stop(scheduleWorker: false)
+      return letGo(scheduleWorker: false)
     }
     drainer = .worker(started: false)
-    return .stop(scheduleWorker: true)
+    return letGo(scheduleWorker: true)
   }
 }

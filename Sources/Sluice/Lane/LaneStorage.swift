@@ -18,15 +18,14 @@ import Synchronization
 /// shortcut holder needs the lock). A shortcut holder whose closing compare-and-swap fails
 /// (`attention` is set) finishes through the machine.
 final class LaneStorage: @unchecked Sendable {
-  // @unchecked Sendable: `machine`, `retired`, `heldLocks` and `parked` are only touched under
-  // `lock`;
+  // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
   /// The machine resumes tasks through `UnsafeContinuation`, not `CheckedContinuation`: the
   /// checked one is resilient, so every copy of a root (per queued action) went through value
   /// witnesses (about 2,000 instructions of `queue.async1m`'s 5,555 per action); the machine
   /// resumes each exactly once (``LaneStateMachine/Wake``), which `LaneModel` checks.
   typealias Machine = LaneStateMachine<
-    QueuedWork, UnsafeContinuation<Void, Never>, ObjectIdentifier
+    QueuedWork, UnsafeContinuation<Void, Never>, WeakLock, AnyStoreCore
   >
 
   static let held = 1
@@ -36,10 +35,6 @@ final class LaneStorage: @unchecked Sendable {
   let lock = InternalLock()
   /// Guarded by `lock`; exclusivity is enforced by the lock, not at run time.
   @exclusivity(unchecked) private var machine: Machine
-  /// Detached store cores, alive until no drainer can still follow a route to them.
-  private var retired: [AnyStoreCore] = []
-  /// The locks held, without keeping them alive.
-  private var heldLocks: [ObjectIdentifier: WeakLock] = [:]
   /// The blocked threads, by the sequence number they wait for.
   private var parked: [Machine.Seq: InternalCondition] = [:]
   /// Whether no caller may take the shortcut (an inspector is attached: every action is
@@ -77,7 +72,7 @@ final class LaneStorage: @unchecked Sendable {
   private func publishWord() {
     let held = machine.isIdle ? 0 : LaneStorage.held
     let attention =
-      machine.needsAttention || !retired.isEmpty || shortcutOff ? LaneStorage.attention : 0
+      machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
     word.store(held | attention, ordering: .releasing)
   }
 
@@ -133,39 +128,6 @@ final class LaneStorage: @unchecked Sendable {
     for resumer in wake.resumers { resumer.resume() }
   }
 
-  // MARK: - Retired cores and locks
-
-  /// Keeps `core` until no drainer can follow a route to it; returns it instead when the lane
-  /// is idle, for the caller to release after unlocking, once `whenIdle` dropped the routes
-  /// cached to it (`lock` held; nobody can claim the lane meanwhile).
-  func retireLocked(_ core: AnyStoreCore, whenIdle: () -> Void) -> AnyStoreCore? {
-    withMachineLocked { machine in
-      if machine.isIdle {
-        whenIdle()
-        return core
-      }
-      retired.append(core)
-      return nil
-    }
-  }
-
-  /// Hands the retired cores over, for release after unlocking (`lock` held, by the drainer).
-  func takeRetiredLocked() -> [AnyStoreCore] {
-    guard !retired.isEmpty else { return [] }
-    defer { retired.removeAll() }
-    return retired
-  }
-
-  /// Remembers a held lock (`lock` held).
-  func rememberLocked(_ held: Lock) {
-    heldLocks[ObjectIdentifier(held)] = WeakLock(lock: held)
-  }
-
-  /// Forgets a lock (`lock` held).
-  func forgetLocked(_ id: ObjectIdentifier) {
-    heldLocks.removeValue(forKey: id)
-  }
-
-  /// The locks held now.
-  var locks: [Lock] { lock.withLock { heldLocks.values.compactMap(\.lock) } }
+  /// The locks held now (the machine knows them without keeping them alive).
+  var locks: [Lock] { peek { $0.locks.compactMap(\.lock) } }
 }

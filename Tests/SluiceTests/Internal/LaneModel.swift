@@ -10,10 +10,16 @@
 /// never waits for an item that cannot run; items leave each queue in arrival order and run
 /// once; a synchronous call returns only when its chain was processed or what is left of it is
 /// held by a lock; a task in `send` resumes after its whole chain; neither returns, nor does the
-/// drainer let go, before the before-wake hooks armed in that chain ran. And in every final state:
-/// every thread returned (no deadlock), every item ran, every task resumed, nothing is left.
+/// drainer let go, before the before-wake hooks armed in that chain ran; no store core is released
+/// while a route to it is cached or followed, nor kept while no thread runs the lane. And in
+/// every final state: every thread returned (no deadlock), every item ran, every task resumed,
+/// every detached core was released, nothing is left.
+///
+/// Stores (cores, by name) are modelled when a scenario names some: each item then first
+/// refreshes the routes the drainer caches (when the routing changed since) and follows them
+/// until it finishes; a detach rebuilds the routing without the core and retires it.
 struct LaneModel {
-  typealias Machine = LaneStateMachine<String, String, Int>
+  typealias Machine = LaneStateMachine<String, String, Int, String>
 
   /// What an item does when it runs, one lane transition per step.
   enum Inside: Hashable {
@@ -23,6 +29,8 @@ struct LaneModel {
     case release(Int)
     /// Arms a before-wake hook (a write-through store changed).
     case armHook
+    /// Detaches a store (its last reference was dropped on the lane's thread).
+    case detach(String)
   }
 
   /// What a thread does from outside the lane.
@@ -38,6 +46,8 @@ struct LaneModel {
     case release(Int)
     /// `exclusive(action)`: takes the lock, then dispatches the action past the pause.
     case exclusive(String, lock: Int)
+    /// Detaches a store (its last reference was dropped on this thread).
+    case detach(String)
   }
 
   struct Running: Hashable {
@@ -47,6 +57,8 @@ struct LaneModel {
     var bypass: Bool
     var shortcut: Bool
     var step = 0
+    /// The stores the item's routes lead to; `nil` until it refreshed the cached routes.
+    var routes: Set<String>?
   }
 
   enum Phase: Hashable {
@@ -92,6 +104,14 @@ struct LaneModel {
     var checkedOutcomes: Set<UInt64> = []
     /// The items that armed a hook since the hooks last ran (their change is not written yet).
     var unwritten: Set<String> = []
+    /// The stores in the lane's routing, and how often the routing was rebuilt.
+    var attached: [String] = []
+    var routingVersion = 0
+    /// The routes the drainer cached (`nil`: dropped) and the routing version they are of.
+    var cached: Set<String>?
+    var cachedVersion = -1
+    var detached: Set<String> = []
+    var released: Set<String> = []
   }
 
   /// A fault injected into the model, to check that the explorer finds it.
@@ -103,17 +123,25 @@ struct LaneModel {
     /// The drainer never tells the machine that hooks are armed (it decides on its own when to
     /// run them, as the lane did before issue 24).
     case hooksUnknownToMachine
+    /// A detached core is released at once, without asking the machine whether a thread runs
+    /// the lane.
+    case releaseDetachedAtOnce
+    /// The drainer lets go without releasing the cores the machine hands back.
+    case keepRetiredAtLetGo
   }
 
   let scripts: [String: [Inside]]
+  /// The stores attached when the scenario starts (none: routes are not modelled).
+  let stores: [String]
   let fault: Fault?
   private(set) var failures: [String] = []
   private(set) var statesVisited = 0
   private(set) var finalStates = 0
   private var seen: Set<Int> = []
 
-  init(scripts: [String: [Inside]] = [:], fault: Fault? = nil) {
+  init(scripts: [String: [Inside]] = [:], stores: [String] = [], fault: Fault? = nil) {
     self.scripts = scripts
+    self.stores = stores
     self.fault = fault
   }
 
@@ -121,7 +149,7 @@ struct LaneModel {
   mutating func explore(_ threads: [[Op]], maxQueueDepth: Int? = nil) {
     let world = World(
       machine: Machine(maxQueueDepth: maxQueueDepth),
-      threads: threads.map { Thread(ops: $0) })
+      threads: threads.map { Thread(ops: $0) }, attached: stores)
     visit(world, trace: [])
   }
 
@@ -196,6 +224,12 @@ struct LaneModel {
       apply(wake, to: &world)
       return drainStep(step, &world, &thread)
     case .draining(var running?):
+      if running.routes == nil {
+        refreshRoutes(&world)
+        running.routes = world.cached
+        thread.phase = .draining(running)
+        return "\(running.name) follows routes to \(world.cached?.sorted() ?? [])"
+      }
       let script = scripts[running.name] ?? []
       if running.step < script.count {
         let inside = script[running.step]
@@ -215,6 +249,7 @@ struct LaneModel {
         let (wake, step) = world.machine.finishFast(
           root: thread.shortcutRoot, hooksArmed: hooksArmed(world))
         thread.shortcutRoot = 0
+        thread.phase = .draining(nil)
         apply(wake, to: &world)
         return "\(running.name) finishes through the machine, " + drainStep(step, &world, &thread)
       }
@@ -225,6 +260,7 @@ struct LaneModel {
       let (more, step) = world.machine.next()
       wake.formUnion(more)
       apply(wake, to: &world)
+      thread.phase = .draining(nil)
       return "\(running.name) finished, " + drainStep(step, &world, &thread)
     case .ready:
       guard let op = thread.op else {
@@ -278,7 +314,9 @@ struct LaneModel {
         world.dispatched.insert(name)
         world.processed.insert(name)
         thread.phase = .draining(
-          Running(name: name, seq: 0, root: 0, bypass: false, shortcut: true))
+          Running(
+            name: name, seq: 0, root: 0, bypass: false, shortcut: true,
+            routes: stores.isEmpty ? [] : nil))
         if case .send = op { world.resumed.insert(name) }
         return "shortcut \(name)"
       }
@@ -305,6 +343,10 @@ struct LaneModel {
       apply(world.machine.pause(lock), to: &world)
       thread.phase = .submittingExclusive
       return "exclusive takes \(lock)"
+    case .detach(let name):
+      detach(name, &world)
+      thread.pc += 1
+      return "detach \(name)"
     }
   }
 
@@ -349,7 +391,7 @@ struct LaneModel {
       thread.phase = .draining(
         Running(
           name: item.payload, seq: item.seq, root: item.root, bypass: item.bypass,
-          shortcut: false))
+          shortcut: false, routes: stores.isEmpty ? [] : nil))
       return "runs \(item.payload)"
     case .runHooks:
       world.unwritten.removeAll()
@@ -358,7 +400,12 @@ struct LaneModel {
       wake.formUnion(more)
       apply(wake, to: &world)
       return "runs the hooks, " + drainStep(next, &world, &thread)
-    case .stop(let scheduleWorker):
+    case .stop(let scheduleWorker, let retired):
+      if !retired.isEmpty, fault != .keepRetiredAtLetGo {
+        // The drainer drops the routes it cached, then releases the cores.
+        world.cached = nil
+        world.released.formUnion(retired)
+      }
       if !world.unwritten.isEmpty {
         fail("the drainer let go before the hooks armed by \(world.unwritten.sorted()) ran", &world)
       }
@@ -395,7 +442,34 @@ struct LaneModel {
       if action != .none { fail("a release by the drainer asked it to \(action)", &world) }
     case .armHook:
       world.unwritten.insert(running.name)
+    case .detach(let name):
+      detach(name, &world)
     }
+  }
+
+  /// One locked transition: the routing is rebuilt without `name`, and its core retired.
+  private func detach(_ name: String, _ world: inout World) {
+    world.attached.removeAll { $0 == name }
+    world.routingVersion += 1
+    world.detached.insert(name)
+    if fault == .releaseDetachedAtOnce {
+      world.cached = nil
+      world.released.insert(name)
+    } else if let core = world.machine.retire(name) {
+      // Handed back: the routes the drainer cached are dropped, then the core released.
+      world.cached = nil
+      world.released.insert(core)
+    }
+  }
+
+  /// The drainer picks up the lane's routing when it changed; what the machine hands back then
+  /// is released once the old routes are dropped.
+  private func refreshRoutes(_ world: inout World) {
+    guard world.cachedVersion != world.routingVersion || world.cached == nil else { return }
+    let unused = world.machine.routesReplaced()
+    world.cached = Set(world.attached)
+    world.cachedVersion = world.routingVersion
+    world.released.formUnion(unused)
   }
 
   /// What the drainer tells the machine when it finishes an item: whether hooks are armed.
@@ -503,6 +577,16 @@ struct LaneModel {
       return false
     }
     if draining.count > 1 { record("two threads drain at once", trace) }
+    for case .draining(let running?) in draining.map(\.phase) {
+      let followed = (running.routes ?? []).intersection(world.released)
+      if !followed.isEmpty { record("released \(followed.sorted()) while routes to it run", trace) }
+    }
+    if let cached = world.cached, !cached.isDisjoint(with: world.released) {
+      record("released a core the drainer's cached routes lead to", trace)
+    }
+    if machine.canClaim, !machine.retired.isEmpty {
+      record("retired cores kept while no thread runs the lane", trace)
+    }
     if machine.hasRunnable, machine.isIdle { record("the lane is idle with runnable items", trace) }
     for thread in world.threads {
       let seq: UInt64
@@ -545,6 +629,8 @@ struct LaneModel {
     if !machine.roots.isEmpty { record("roots left: \(machine.roots.keys.sorted())", trace) }
     if !machine.outcomes.isEmpty { record("outcomes nobody took", trace) }
     if !machine.isIdle { record("a drainer is left: \(machine.drainer)", trace) }
+    let kept = world.detached.subtracting(world.released)
+    if !kept.isEmpty { record("never released: \(kept.sorted())", trace) }
     let lost = world.dispatched.subtracting(world.processed)
     if !lost.isEmpty, !machine.isPaused { record("never ran: \(lost.sorted())", trace) }
     for thread in world.threads {
@@ -619,6 +705,12 @@ struct LaneModel {
     hasher.combine(machine.hooksPending)
     hasher.combine(machine.notifyAfterHooks.map(\.seq))
     hasher.combine(machine.releaseStuckAfterHooks)
+    hasher.combine(machine.retired)
+    hasher.combine(world.attached)
+    hasher.combine(world.routingVersion)
+    hasher.combine(world.cached)
+    hasher.combine(world.cachedVersion)
+    hasher.combine(world.released)
     return hasher.finalize()
   }
 }

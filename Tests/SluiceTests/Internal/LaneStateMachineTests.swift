@@ -5,7 +5,7 @@ import Testing
 /// Each transition of the lane's state machine, on its own. Payloads and resumers are names;
 /// locks are numbers.
 @Suite struct LaneStateMachineTests {
-  typealias Machine = LaneStateMachine<String, String, Int>
+  typealias Machine = LaneStateMachine<String, String, Int, String>
 
   /// Runs the drainer until it stops; returns the payloads it ran and everything it woke.
   func drainAll(_ machine: inout Machine) -> (ran: [String], wake: Machine.Wake, worker: Bool) {
@@ -19,7 +19,7 @@ import Testing
       (more, step) = machine.next()
       wake.formUnion(more)
     }
-    guard case .stop(let worker) = step else { return (ran, wake, false) }
+    guard case .stop(let worker, _) = step else { return (ran, wake, false) }
     return (ran, wake, worker)
   }
 
@@ -85,7 +85,7 @@ import Testing
     #expect(result5 == .finished)
     // c came after: the lane is offered to c's thread, which sleeps until it is scheduled.
     let (handed, step) = machine.next()
-    guard case .stop(scheduleWorker: false) = step else {
+    guard case .stop(scheduleWorker: false, retired: _) = step else {
       Issue.record("expected the drainer to stop, got \(step)")
       return
     }
@@ -347,7 +347,7 @@ import Testing
     // Queued afterwards: the caller hands the lane to the thread that waits for it.
     #expect(machine.submit("later", bypass: false, completion: .block) == .wait(4))
     let (wake, step) = machine.next()
-    guard case .stop(scheduleWorker: false) = step else {
+    guard case .stop(scheduleWorker: false, retired: _) = step else {
       Issue.record("no hand-over")
       return
     }
@@ -372,7 +372,7 @@ import Testing
       step = machine.next().1
     }
     #expect(ran == ["mine"] + flood.dropLast())
-    guard case .stop(scheduleWorker: true) = step else {
+    guard case .stop(scheduleWorker: true, retired: _) = step else {
       Issue.record("the worker was not asked for")
       return
     }
@@ -454,11 +454,33 @@ import Testing
     let result16 = machine.takeOutcome(2)
     #expect(result16 == .finished)
     // Nothing can run (the lock holds "a.1"): the worker lets go.
-    guard case .stop(scheduleWorker: false) = machine.next().1 else {
+    guard case .stop(scheduleWorker: false, retired: _) = machine.next().1 else {
       Issue.record("expected the worker to stop")
       return
     }
     #expect(machine.isIdle)
+  }
+
+  /// A core retired while no thread runs the lane comes back at once; one retired while a
+  /// thread runs it is kept (and the shortcut closed) until the drainer replaced its routes or
+  /// lets go.
+  @Test func aRetiredCoreIsKeptOnlyWhileAThreadRunsTheLane() {
+    var machine = Machine()
+    #expect(machine.retire("idle") == "idle")
+    machine.syncShortcut(held: true)
+    #expect(machine.retire("s1") == nil)
+    #expect(machine.needsAttention)
+    #expect(machine.routesReplaced() == ["s1"])
+    #expect(machine.routesReplaced().isEmpty)
+    #expect(machine.retire("s2") == nil)
+    let (_, step) = machine.finishFast(root: 0)
+    guard case .stop(scheduleWorker: false, let retired) = step else {
+      Issue.record("the shortcut holder did not let go: \(step)")
+      return
+    }
+    #expect(retired == ["s2"])
+    #expect(machine.isIdle)
+    #expect(!machine.needsAttention)
   }
 
   /// The root table keeps the root touched last beside its dictionary: every root keeps its
