@@ -39,7 +39,11 @@ extension LogListener {
         return state.claims.insert(claim).inserted
       }
       guard isFresh else {
-        // Another node of this engine took the name meanwhile, on the same session.
+        // Another node of this engine took the name meanwhile, on the same session. A session
+        // counts its advisory locks: this one is given back, or the name would stay held after
+        // that node releases it.
+        _ = try? await Self.take(
+          LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
         throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
       }
       return

@@ -114,6 +114,31 @@ struct PostgresLogEngineLaneTests {
     await first.close()
   }
 
+  /// Two nodes of one engine claiming one name at once: one gets it, the other is refused, and
+  /// once the first releases it the name is free for another engine. The claim is a session
+  /// advisory lock, which a session counts: a refused claim that took it a second time on the
+  /// engine's session must give it back.
+  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  func aClaimRaceInOneEngineLeavesTheNameFreeOnceReleased() async throws {
+    let configuration = try await PostgresServer.required.makeDatabase()
+    let engine = PostgresLogEngine(configuration: configuration)
+    let other = PostgresLogEngine(configuration: configuration)
+    for round in 0..<20 {
+      let node = "host-\(round)"
+      let claimed = await withTaskGroup(of: Bool.self) { group in
+        for _ in 0..<4 {
+          group.addTask { (try? await engine.claimNode(node, of: "orders")) != nil }
+        }
+        return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+      }
+      #expect(claimed == 1, "round \(round): \(claimed) claims of one name succeeded")
+      await engine.releaseNode(node, of: "orders")
+      try await other.claimNode(node, of: "orders")
+    }
+    await engine.close()
+    await other.close()
+  }
+
   /// A node whose name another node took while the server was away stops appending: the
   /// engine takes its claims again when it connects again, and one it cannot take is an error.
   @Test func aNameTakenWhileTheServerWasAwayStopsTheNodesAppends() async throws {

@@ -62,7 +62,11 @@ struct SharedLaneProcessPostgresTests {
         node: node, run: restarts[slot], probe: probe,
         arguments: [
           "--shared-lane", "--postgres", url, "\(node)", "\(Self.nodes)", "\(Self.count)",
-          "--pause-ms", "300", "--lane", Self.lanes[lane],
+          // Pauses of up to 1 s: a node then appends for about 10 s, long enough for the
+          // test, starved beside the whole suite on a busy machine, to catch each node
+          // mid-append (with up to 300 ms, the nodes ran for 3 s once appends of several lanes
+          // shared the server's flushes, and a run under load found none still appending).
+          "--pause-ms", "1000", "--lane", Self.lanes[lane],
         ], folder: folders[lane])
     }
     var runs = try slots.indices.map(start)
