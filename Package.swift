@@ -82,13 +82,15 @@ let package = Package(
     .testTarget(
       name: "SluiceTests",
       dependencies: [
-        "Sluice", "SluiceTesting", .product(name: "Clocks", package: "swift-clocks"),
+        "Sluice", "SluiceTesting", "SluiceTestSupport",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
     .testTarget(
       name: "SluiceTestingTests",
       dependencies: [
-        "Sluice", "SluiceTesting", .product(name: "Clocks", package: "swift-clocks"),
+        "Sluice", "SluiceTesting", "SluiceTestSupport",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ]),
@@ -125,7 +127,7 @@ let package = Package(
     .testTarget(
       name: "DocumentationTests",
       dependencies: [
-        "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging",
+        "Sluice", "SluiceSQLite", "SluiceTesting", "SluiceLogging", "SluiceTestSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "PropertyBased", package: "swift-property-based"),
@@ -167,7 +169,7 @@ let package = Package(
       .testTarget(
         name: "SluiceInspectorTests",
         dependencies: [
-          "Sluice", "SluiceInspector", "SluiceTesting",
+          "Sluice", "SluiceInspector", "SluiceTesting", "SluiceTestSupport",
           .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
           .product(name: "Logging", package: "swift-log"),
         ]),

@@ -76,7 +76,9 @@ enum SharedLaneProbe {
     do {
       let engine: any SharedLogEngine =
         switch log {
-        case .sqlite(let path): try SQLiteLogEngine(path: path, busyTimeout: .seconds(30))
+        // The busy timeout is a hang guard, as long as the tests' `hangGuard` (ten minutes):
+        // beside a loaded machine another node may hold the write lock for a long time.
+        case .sqlite(let path): try SQLiteLogEngine(path: path, busyTimeout: .seconds(600))
         case .postgres(let url): try postgresEngine(url: url)
         }
       lane = try SharedLane(
@@ -108,10 +110,11 @@ enum SharedLaneProbe {
     exit(0)
   }
 
-  /// Starts `lane`, trying again every 50 ms for a minute while its log cannot be read (a
-  /// server restarting).
+  /// Starts `lane`, trying again every 50 ms for ten minutes while its log cannot be read (a
+  /// server restarting): the tests' hang guard (`hangGuard` of SluiceTestSupport), which the
+  /// test waiting for this process uses.
   private static func start(_ lane: SharedLane) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+    let deadline = ContinuousClock.now.advanced(by: .seconds(600))
     while true {
       do {
         try await lane.start()

@@ -25,7 +25,7 @@ struct DemoProcess {
   /// `timeout` seconds. With `terminal`, standard output is a pseudo-terminal.
   static func run(
     _ arguments: [String], in folder: URL, environment: [String: String] = [:],
-    terminal: Bool = false, timeout: TimeInterval = 120
+    terminal: Bool = false, timeout: TimeInterval = hangGuardSeconds
   ) async throws -> Result {
     guard let executable = BuiltExecutable.locate(name) else {
       throw Failure(

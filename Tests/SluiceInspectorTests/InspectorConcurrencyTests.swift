@@ -1,12 +1,13 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 @testable import SluiceInspector
 
 /// The inspector attached, detached and used while other threads dispatch and hold the lane.
 @Suite struct InspectorConcurrencyTests {
-  /// A thread of its own that runs `body`; ``ended(hangGuard:)`` waits for its end.
+  /// A thread of its own that runs `body`; ``ended()`` waits for its end.
   final class TestThread: Sendable {
     private let end: AsyncStream<Never>
 
@@ -19,17 +20,16 @@ import Testing
       }.start()
     }
 
-    /// Returns `true` once the thread ended, or `false` past `hangGuard` (at least a minute:
-    /// its expiry means a deadlock, which fails the test instead of hanging the run). Called
-    /// once.
-    func ended(hangGuard: Duration = .seconds(300)) async -> Bool {
+    /// Returns `true` once the thread ended, or `false` past ``hangGuard`` (its expiry means a
+    /// deadlock, which fails the test instead of hanging the run). Called once.
+    func ended() async -> Bool {
       await withTaskGroup(of: Bool.self) { group in
         group.addTask {
           for await _ in self.end {}
           return !Task.isCancelled
         }
         group.addTask {
-          try? await Task.sleep(for: max(hangGuard, .seconds(60)))
+          try? await Task.sleep(for: hangGuard)
           return false
         }
         let first = await group.next() ?? false
@@ -135,7 +135,7 @@ import Testing
     }
     // Milliseconds (each action's store is named, not walked: see InspectorValueTests); the
     // guard is for a deadlock only.
-    #expect(await thread.ended(hangGuard: .seconds(600)))
+    #expect(await thread.ended())
     await inspector.stop()
     await store.send(Increment())
     // 20 throws; every boomerang the ring let go came back; the ones it still held came back

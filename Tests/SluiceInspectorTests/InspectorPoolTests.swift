@@ -1,6 +1,7 @@
 import Foundation
 import Sluice
 import SluiceInspector
+import SluiceTestSupport
 import Testing
 
 /// `Inspector.start` and `stop()` wait for the lane by suspending: while other threads hold the
@@ -29,22 +30,22 @@ import Testing
         store.observe(\.value, from: .nextChange) { change in
           guard change.new == target else { return }
           hold.entered.signal()
-          _ = hold.release.wait(timeout: .now() + 120)
+          _ = hold.release.wait(timeout: .now() + 2 * hangGuardSeconds)
         })
       Thread { store.dispatch(Bump()) }.start()
-      #expect(await offPool { hold.entered.wait(timeout: .now() + 60) == .success })
+      #expect(await offPool { hold.entered.wait(timeout: hangGuardDeadline()) == .success })
       holds.append(hold)
     }
     return (holds, subscriptions)
   }
 
-  /// Whether a new task runs (within the hang guard, a minute) while `holds` hold their lanes;
+  /// Whether a new task runs (within ``hangGuard``) while `holds` hold their lanes;
   /// lets go of them either way.
   func anUnrelatedTaskRuns(releasing holds: [Hold]) async -> Bool {
     let ran = DispatchSemaphore(value: 0)
     Task { ran.signal() }
     return await offPool {
-      let result = ran.wait(timeout: .now() + 60) == .success
+      let result = ran.wait(timeout: hangGuardDeadline()) == .success
       for hold in holds { hold.release.signal() }
       return result
     }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct InspectorSharedLaneTests {
   struct Add: Action, Codable { let text: String }
 
-  @Test(.timeLimit(.minutes(1))) func applyIsRefusedOnASharedLaneAndChangesNothing()
+  @Test(.timeLimit(.minutes(10))) func applyIsRefusedOnASharedLaneAndChangesNothing()
     async throws
   {
     let lane = try SharedLane(

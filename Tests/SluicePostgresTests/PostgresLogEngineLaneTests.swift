@@ -118,7 +118,7 @@ struct PostgresLogEngineLaneTests {
   /// once the first releases it the name is free for another engine. The claim is a session
   /// advisory lock, which a session counts: a refused claim that took it a second time on the
   /// engine's session must give it back.
-  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a wait nothing ended.
   func aClaimRaceInOneEngineLeavesTheNameFreeOnceReleased() async throws {
     let configuration = try await PostgresServer.required.makeDatabase()
     let engine = PostgresLogEngine(configuration: configuration)
@@ -243,7 +243,7 @@ struct PostgresLogEngineLaneTests {
   /// server, round after round; an append by another engine still wakes the wait, and the read
   /// after it sees the entry. The reader reaches the server through a proxy that counts the
   /// bytes sent, and its clock moves only when the test advances it.
-  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a wait nothing ended.
   func anIdleLaneSendsNothingToTheServerUntilAnAppend() async throws {
     let server = try PostgresServer.required
     let proxy = try await CuttableProxy(to: server.port)
@@ -288,7 +288,7 @@ struct PostgresLogEngineLaneTests {
   /// notification, which the engine sends after the commit) wakes a quiet lane's wait at the
   /// listener's next check of the quiet lanes' heads, 30 s on the reader's clock, which moves
   /// only when the test advances it.
-  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a wait nothing ended.
   func anEntryWhoseNotificationWasLostWakesTheWaitAtTheNextCheck() async throws {
     let server = try PostgresServer.required
     var configuration = try await server.makeDatabase(timeout: .seconds(600))

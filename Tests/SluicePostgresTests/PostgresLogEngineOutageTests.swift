@@ -3,6 +3,7 @@ import PostgresNIO
 import Sluice
 import SluicePostgres
 import SluicePostgresTestSupport
+import SluiceTestSupport
 import Testing
 
 /// A log engine whose connections are terminated, or whose server stops and starts again:
@@ -53,7 +54,7 @@ struct PostgresLogEngineOutageTests {
   /// again at once, so the next append wakes a wait without the wait sitting out a pause. The
   /// reader's clock never moves across the outage: a wait woken by anything but a notification
   /// would hold, and so would a listening connection that waits on that clock to come back.
-  @Test(.timeLimit(.minutes(3)))  // A hang guard: its expiry means a wait nothing ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a wait nothing ended.
   func aWaitAfterTheServerRestartsIsWokenByTheNextAppendWithoutAPause() async throws {
     let server = try PostgresServer.required
     let still = SteppedClock()
@@ -91,8 +92,8 @@ struct PostgresLogEngineOutageTests {
     // The reader read the log after the restart (entry 1), and pauses before its next look.
     await nextLookPause(after: restart)
     #expect(try await writer.append([Self.record("a", 2)]) == [2])
-    let woken = try await Self.within(.seconds(60)) { try await second.value }
-    #expect(woken, "the append after the restart did not wake the wait within 60 s (hang guard)")
+    let woken = try await Self.within(hangGuard) { try await second.value }
+    #expect(woken, "the append after the restart did not wake the wait within the hang guard")
     second.cancel()
     #expect(still.now == restart)
     await reader.close()
@@ -122,7 +123,7 @@ struct PostgresLogEngineOutageTests {
     let server = try PostgresServer.required
     // A hang guard: a stopped server refuses at once, and the one started again may be slow
     // to answer on a loaded machine.
-    let configuration = try await server.makeDatabase(timeout: .seconds(60))
+    let configuration = try await server.makeDatabase(timeout: hangGuard)
     let log = PostgresLogEngine(configuration: configuration)
     let reader = PostgresLogEngine(configuration: configuration)
     #expect(try await log.append([Self.record("a", 1)]) == [1])
@@ -134,10 +135,10 @@ struct PostgresLogEngineOutageTests {
       (error as? PostgresLogError)?.kind == .unreachable
     }
     await #expect(throws: PostgresLogError.self) {
-      try await reader.waitForEntries(after: 1, timeout: .seconds(30))
+      try await reader.waitForEntries(after: 1, timeout: hangGuard)
     }
     try await server.start()
-    let waiter = Task { try await reader.waitForEntries(after: 1, timeout: .seconds(30)) }
+    let waiter = Task { try await reader.waitForEntries(after: 1, timeout: hangGuard) }
     #expect(try await log.append([Self.record("a", 2), Self.record("a", 3)]) == [2, 3])
     try await waiter.value
     let entries = try await reader.entries(after: 0, limit: 100)

@@ -3,6 +3,7 @@ import PostgresNIO
 import Sluice
 import SluicePostgres
 import SluicePostgresTestSupport
+import SluiceTestSupport
 import Testing
 
 /// The shared log in a PostgreSQL database: one gap-free order, one entry per origin and origin
@@ -97,7 +98,7 @@ struct PostgresLogEngineTests {
 
   /// The engine's timeouts and pauses follow its clock: a wait that nothing wakes lasts its
   /// timeout on that clock, and one an append wakes ends without the clock moving at all.
-  @Test(.timeLimit(.minutes(5)))  // A hang guard: its expiry means a wait nothing ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a wait nothing ended.
   func aWaitEndsWhenAnotherEngineAppendsOrAtItsTimeout() async throws {
     let configuration = try await PostgresServer.required.makeDatabase()
     let writer = PostgresLogEngine(configuration: configuration)
@@ -192,7 +193,7 @@ struct PostgresLogEngineTests {
     // The same engine appends again once the head is free. On a loaded machine an answer may
     // take longer than the 2 s bound: that attempt times out and changes nothing (the record's
     // origin sequence makes a repeat the same entry), and the next is tried, up to a hang guard.
-    let guardEnds = ContinuousClock.now.advanced(by: .seconds(60))
+    let guardEnds = ContinuousClock.now.advanced(by: hangGuard)
     var numbers: [UInt64]?
     while numbers == nil {
       do {
@@ -210,7 +211,7 @@ struct PostgresLogEngineTests {
   /// The engine gives up at its deadline on its own clock, whatever the server does: the
   /// server's bounds are 10 minutes away, and the test moves the engine's clock to the
   /// deadline once the append waits for the head.
-  @Test(.timeLimit(.minutes(5)))  // A hang guard: its expiry means an append that never ended.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means an append that never ended.
   func anAppendGivesUpAtItsDeadlineOnTheEnginesClock() async throws {
     let server = try PostgresServer.required
     let clock = SteppedClock()
@@ -286,9 +287,9 @@ struct PostgresLogEngineTests {
       try await log.waitForEntries(after: 1, timeout: .milliseconds(50))
     }
     // The server sees the connections go within a few round trips; it is asked every 20 ms,
-    // for at most a minute (a hang guard: its expiry means connections left open).
+    // for at most ``hangGuard`` (its expiry means connections left open).
     let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .seconds(60))
+    let deadline = clock.now.advanced(by: hangGuard)
     var open = try await server.execute(count, in: "postgres")
     while open != ["0"], clock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))
@@ -300,7 +301,7 @@ struct PostgresLogEngineTests {
   @Test func aClosedEngineThrowsAndEndsItsWaits() async throws {
     let log = PostgresLogEngine(configuration: try await PostgresServer.required.makeDatabase())
     #expect(try await log.append([Self.record("a", 1)]) == [1])
-    let waiter = Task { try await log.waitForEntries(after: 1, timeout: .seconds(30)) }
+    let waiter = Task { try await log.waitForEntries(after: 1, timeout: hangGuard) }
     await log.close()
     await #expect {
       try await waiter.value

@@ -107,7 +107,7 @@ struct SharedLaneProcessPostgresTests {
     try await server.stop()
     let stopped = clock.now
     // A restarted node that printed nothing yet is starting: it waits for the server too.
-    let waiting = await Self.waitUntil(seconds: 60) {
+    let waiting = await Self.waitUntil {
       runs.allSatisfy {
         !$0.process.isRunning || $0.acked == Self.count || $0.isSending || $0.lines.isEmpty
       }
@@ -121,8 +121,8 @@ struct SharedLaneProcessPostgresTests {
     events.append("process \(second) killed at \(runs[second].lines.last ?? "")")
     lostAcknowledgements += [try await restart(second)].compactMap { $0 }
 
-    let ended = await Self.waitUntil(seconds: 300) { !runs.contains { $0.process.isRunning } }
-    #expect(ended, "the nodes did not finish within 300 s: \(runs.map(\.lines.last))")
+    let ended = await Self.waitUntil { !runs.contains { $0.process.isRunning } }
+    #expect(ended, "the nodes did not finish within the hang guard: \(runs.map(\.lines.last))")
     #expect(lostAcknowledgements.isEmpty, "\(lostAcknowledgements)")
     for (index, lane) in Self.lanes.enumerated() {
       let problems = try await SharedLaneProbeRun.problems(
@@ -142,12 +142,12 @@ struct SharedLaneProcessPostgresTests {
 
   /// The index of the first run, other than `except`, that is still appending with at least
   /// `acked` actions acknowledged, and (with `midAppend`) waits for a flush at that moment;
-  /// looked for every millisecond for 60 s, `nil` when none came.
+  /// looked for every millisecond for ``hangGuard``, `nil` when none came.
   static func appending(
     _ runs: [SharedLaneProbeRun], acked: Int, midAppend: Bool = false, except: Int? = nil
   ) async -> Int? {
     var found: Int?
-    _ = await waitUntil(seconds: 60, every: .milliseconds(1)) {
+    _ = await waitUntil(every: .milliseconds(1)) {
       found = runs.indices.first { slot in
         let run = runs[slot]
         let progress = run.acked
@@ -162,11 +162,11 @@ struct SharedLaneProcessPostgresTests {
     return found
   }
 
-  /// Whether `condition` holds within `seconds`, checked every `interval`.
+  /// Whether `condition` holds within ``hangGuard``, checked every `interval`.
   static func waitUntil(
-    seconds: Int, every interval: Duration = .milliseconds(10), _ condition: () -> Bool
+    every interval: Duration = .milliseconds(10), _ condition: () -> Bool
   ) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+    let deadline = ContinuousClock.now.advanced(by: hangGuard)
     while !condition() {
       guard ContinuousClock.now < deadline else { return false }
       try? await Task.sleep(for: interval)

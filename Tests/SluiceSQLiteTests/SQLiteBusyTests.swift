@@ -18,7 +18,7 @@ import Testing
 // ends at the storage's busy timeout.
 
 @Suite struct SQLiteBusyTests {
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func opensAndWritesWaitForAnotherProcessThatHoldsTheWriteLock() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
@@ -48,7 +48,7 @@ import Testing
     #expect(String(decoding: record.data, as: UTF8.self) == #"{"value":30}"#)
   }
 
-  @Test(.timeLimit(.minutes(3)))
+  @Test(.timeLimit(.minutes(10)))
   func theWaitEndsAtTheBusyTimeoutWithAClearError() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
@@ -161,7 +161,7 @@ final class SqlWriteLockHolder: Sendable {
     try process.run()
     let output = SqlLineReader(pipe)
     let holder = SqlWriteLockHolder(process: process, output: output, errors: errors)
-    let locked = try await sqlOnThread { output.wait(for: "locked", timeout: .seconds(60)) }
+    let locked = try await sqlOnThread { output.wait(for: "locked", timeout: hangGuard) }
     guard locked else {
       await holder.stop()
       throw Failure(description: "the probe did not take the lock: \(holder.standardError)")
@@ -173,10 +173,10 @@ final class SqlWriteLockHolder: Sendable {
     (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
   }
 
-  /// Waits (at most a minute, a hang guard) for the probe to release the lock and end.
+  /// Waits (at most ``hangGuard``) for the probe to release the lock and end.
   func exit() async throws -> Exit {
     let released = try await sqlOnThread { [output] in
-      output.wait(for: "released", timeout: .seconds(60))
+      output.wait(for: "released", timeout: hangGuard)
     }
     await SqlCrashProbe.waitForExit(process)
     guard released, !process.isRunning, process.terminationReason == .exit,

@@ -28,7 +28,7 @@ import Testing
 // must fall inside the flush); one that records without flushing is caught every time (below).
 
 @Suite struct SQLiteCrashSafetyTests {
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func aKilledProcessLosesNothingUpToItsLastCompletedFlush() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
@@ -39,7 +39,7 @@ import Testing
   }
 
   /// Write-through: what `dispatch` returned from is durable, without `flush()`.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func aKilledProcessInWriteThroughModeLosesNothingDispatchReturnedFrom() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
@@ -66,7 +66,7 @@ import Testing
   /// The checks can fail: a probe that records flushes it did not make is caught. Its
   /// coalescing window (10 s) outlasts the run, so nothing reaches the database unless flushed:
   /// every round must be caught.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func theCheckCatchesAProbeThatRecordsFlushesItDidNotMake() async throws {
     let probe = try #require(SqlCrashProbe.locate(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-sqlite")
@@ -183,7 +183,7 @@ enum SqlCrashProbe {
       let stderr = { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
 
       // Wait for the probe to restore and complete a first flush, then let it run.
-      let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+      let deadline = ContinuousClock.now.advanced(by: hangGuard)
       while true {
         let contents = SqlFlushLog.read(log)
         if contents.starts > startsBefore, contents.flushesSinceStart > 0 { break }
@@ -241,7 +241,7 @@ enum SqlCrashProbe {
 
   /// Waits for a killed process to be reaped, polling off the cooperative pool's threads.
   static func waitForExit(_ process: Process) async {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+    let deadline = ContinuousClock.now.advanced(by: hangGuard)
     while process.isRunning, ContinuousClock.now < deadline {
       try? await Task.sleep(for: .milliseconds(1))
     }

@@ -116,7 +116,7 @@ final class SqlWriteSignal: PersistenceStorage {
 }
 
 /// The first element of `stream`, or `nil` when the stream ends first, or when none came
-/// within a minute: a hang guard, whose expiry means a deadlock, not a slow machine.
+/// within ``hangGuard``, whose expiry means a deadlock, not a slow machine.
 func sqlFirst<Element: Sendable>(of stream: AsyncStream<Element>) async -> Element? {
   await withTaskGroup(of: Element?.self) { group in
     group.addTask {
@@ -124,7 +124,7 @@ func sqlFirst<Element: Sendable>(of stream: AsyncStream<Element>) async -> Eleme
       return await iterator.next()
     }
     group.addTask {
-      try? await Task.sleep(for: .seconds(60))
+      try? await Task.sleep(for: hangGuard)
       return nil
     }
     let first = await group.next() ?? nil
@@ -134,9 +134,9 @@ func sqlFirst<Element: Sendable>(of stream: AsyncStream<Element>) async -> Eleme
 }
 
 /// Waits (without blocking a thread) until `condition` holds or `timeout` passes: a hang guard
-/// of a minute by default, whose expiry means a deadlock, not a slow machine.
+/// of ``hangGuard`` by default, whose expiry means a deadlock, not a slow machine.
 func sqlEventually(
-  timeout: Duration = .seconds(60), _ condition: () throws -> Bool
+  timeout: Duration = hangGuard, _ condition: () throws -> Bool
 ) async rethrows -> Bool {
   let deadline = ContinuousClock.now.advanced(by: timeout)
   while ContinuousClock.now < deadline {

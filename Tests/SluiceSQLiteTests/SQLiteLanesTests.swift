@@ -125,7 +125,7 @@ import Testing
     await second.stop()
   }
 
-  @Test(.timeLimit(.minutes(1))) func aFileOfOneLaneBecomesTheDefaultLane() async throws {
+  @Test(.timeLimit(.minutes(10))) func aFileOfOneLaneBecomesTheDefaultLane() async throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let path = folder.path("old.sqlite")

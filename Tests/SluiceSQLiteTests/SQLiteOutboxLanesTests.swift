@@ -49,7 +49,7 @@ import Testing
     }.map { try JSONDecoder().decode(Add.self, from: $0.record.payload).text }
   }
 
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func nodesNamedAlikeInTwoLanesSendOnlyTheirLanesKeptActions() async throws {
     let folder = try TemporaryFolder()
     defer { folder.remove() }

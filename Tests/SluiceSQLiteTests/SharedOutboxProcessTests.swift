@@ -44,7 +44,7 @@ import Testing
       .filter { $0.node == node }.map(\.index)
   }
 
-  @Test(.timeLimit(.minutes(2)))
+  @Test(.timeLimit(.minutes(10)))
   func actionsKeptWhileTheLogWasLockedSurviveAKillAndAreAppendedOnce() async throws {
     let probe = try #require(SharedLaneProbeRun.locateProbe(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-outbox")
@@ -52,12 +52,12 @@ import Testing
     let log = folder.path("lane.sqlite")
     let outbox = folder.path("outbox.sqlite")
     _ = try SQLiteLogEngine(path: log)  // The file and its tables, before the lock.
-    let holder = try await SqlWriteLockHolder.start(probe, on: log, seconds: 60)
+    let holder = try await SqlWriteLockHolder.start(probe, on: log, seconds: hangGuardSeconds)
     defer { holder.kill() }
 
     let run = try Self.start(
       node: 0, count: 200, probe: probe, log: log, outbox: outbox, folder: folder)
-    let done = await run.wait(timeout: .seconds(60)) { $0 == "done" }
+    let done = await run.wait(timeout: hangGuard) { $0 == "done" }
     await run.kill()
     #expect(done, "the probe did not see its actions durable: \(run.stderr)")
     #expect(run.highest("durable") == 200)
@@ -73,7 +73,7 @@ import Testing
       try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane).isEmpty)
   }
 
-  @Test(.timeLimit(.minutes(3)))
+  @Test(.timeLimit(.minutes(10)))
   func aNodeKilledWhileAppendingLosesNothingItSawDurableAndRepeatsNothing() async throws {
     let probe = try #require(SharedLaneProbeRun.locateProbe(), SqlCrashProbe.notFound)
     let folder = try TemporaryFolder(prefix: "sluice-outbox")
@@ -86,7 +86,7 @@ import Testing
       let run = try Self.start(
         node: node, count: 400, probe: probe, log: log, outbox: outbox, folder: folder)
       // The kill falls somewhere in the run: while it dispatches, keeps, appends, or forgets.
-      _ = await run.wait(timeout: .seconds(60)) { $0.hasPrefix("durable ") }
+      _ = await run.wait(timeout: hangGuard) { $0.hasPrefix("durable ") }
       try await Task.sleep(for: .milliseconds(Int.random(in: 0...80)))
       await run.kill()
       let durable = run.highest("durable")

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 
@@ -171,7 +172,7 @@ func expectFailures(
 
 /// Waits (yielding) until `condition` holds; records an issue after `timeout`, a hang guard.
 func waitUntil(
-  _ what: Comment, timeout: Duration = .seconds(60),
+  _ what: Comment, timeout: Duration = hangGuard,
   sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
 ) async {
   let clock = ContinuousClock()
@@ -196,7 +197,7 @@ func waitForCancelledEffects(
 }
 
 /// How long `body` takes: for the lower bounds of the test store's timeouts, and for upper
-/// bounds that are hang guards (60 s), never for a claim about speed.
+/// bounds that are ``hangGuard``, never for a claim about speed.
 func elapsed(_ body: () async -> Void, isolation: isolated (any Actor)? = #isolation) async
   -> Duration
 {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 
 // Helpers shared by the tests of the articles in Sources/*/*.docc (not the migration guides).
 
@@ -8,7 +9,8 @@ enum ArticleSupport {
   typealias Output = PrintedLines
 
   /// Polls `condition` until it holds or `seconds` passed; returns whether it held.
-  static func eventually(upTo seconds: Double = 60, _ condition: @Sendable () -> Bool) async
+  static func eventually(upTo seconds: Double = hangGuardSeconds, _ condition: @Sendable () -> Bool)
+    async
     -> Bool
   {
     let deadline = Date().addingTimeInterval(seconds)
@@ -32,7 +34,7 @@ extension PrintedLines {
   /// Waits until `condition` holds for the lines, polling, for at most `seconds`; returns
   /// whether it held. Never a fixed sleep: it returns as soon as the condition holds.
   func wait(
-    upTo seconds: Double = 60, until condition: @Sendable ([String]) -> Bool
+    upTo seconds: Double = hangGuardSeconds, until condition: @Sendable ([String]) -> Bool
   ) async -> Bool {
     await ArticleSupport.eventually(upTo: seconds) { condition(self.lines) }
   }

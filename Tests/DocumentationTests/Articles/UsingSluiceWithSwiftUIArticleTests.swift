@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 // The Swift snippets of Sources/Sluice/Sluice.docc/UsingSluiceWithSwiftUI.md, compiled and run
@@ -114,7 +115,7 @@ import Testing
     #expect(screen.visibleTodos.map(\.title) == ["Walk the dog"])
   }
 
-  @Test(.timeLimit(.minutes(2)))  // A hang guard: its expiry means a change never tracked.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a change never tracked.
   func codeWithoutSwiftUITracksTheModelWithObservationTracking() async {
     struct Todo: Equatable, Identifiable, Sendable {
       let id: Int
@@ -169,7 +170,7 @@ import Testing
 
   /// Lets main-actor hops run until `condition` holds (at most 10 seconds).
   static func settle(_ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangGuard
     while !condition(), ContinuousClock.now < deadline { await Task.yield() }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 // The Sluice snippets of Sources/Sluice/Sluice.docc/MigratingFromFlask.md, compiled and run.
@@ -279,7 +280,7 @@ extension FlaskGuide {
 
   /// Waits until `condition` holds, for at most 20 seconds; returns whether it held.
   static func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangGuard
     while !condition() {
       if ContinuousClock.now > deadline { return false }
       await Task.yield()

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 
@@ -127,7 +128,7 @@ enum MiniSwiftGuide {
 
   /// Waits until `condition` holds, for at most 20 seconds; returns whether it held.
   static func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangGuard
     while !condition() {
       if ContinuousClock.now > deadline { return false }
       await Task.yield()

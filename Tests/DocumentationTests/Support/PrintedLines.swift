@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 
 /// The lines documentation snippets printed, recorded in order from any thread, so a test can
 /// check what a snippet printed.
@@ -28,7 +29,7 @@ final class PrintedLines: @unchecked Sendable {
 /// Waits on the main actor until `condition` holds, for at most five seconds, letting main-actor
 /// deliveries run in between; returns whether it held.
 @MainActor func eventuallyOnMainActor(_ condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now + .seconds(60)
+  let deadline = ContinuousClock.now + hangGuard
   while !condition() {
     guard ContinuousClock.now < deadline else { return false }
     await Task.yield()

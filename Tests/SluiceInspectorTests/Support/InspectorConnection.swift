@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import SluiceTestSupport
 
 /// A WebSocket client of an inspector, for the tests: it keeps every message it receives and
 /// sends commands.
@@ -99,13 +100,12 @@ final class InspectorConnection: @unchecked Sendable {
   }
 
   /// The first message received (counting from `from`) that `matches`, parsed; waits for
-  /// each new message, and throws when the connection closes first, or past `hangGuard` (at
-  /// least a minute: its expiry means a message that never came, not a slow machine).
+  /// each new message, and throws when the connection closes first, or past ``hangGuard`` (its
+  /// expiry means a message that never came, not a slow machine).
   func first(
-    from start: Int = 0, hangGuard: Duration = .seconds(120),
-    where matches: ([String: Any]) -> Bool
+    from start: Int = 0, where matches: ([String: Any]) -> Bool
   ) async throws -> (index: Int, message: [String: Any]) {
-    let deadline = ContinuousClock.now + max(hangGuard, .seconds(60))
+    let deadline = ContinuousClock.now + hangGuard
     // Wakes the waits at the deadline, so that they see it.
     let guarding = Task { [weak self] in
       try? await Task.sleep(until: deadline, clock: .continuous)
@@ -135,11 +135,11 @@ final class InspectorConnection: @unchecked Sendable {
     }
   }
 
-  /// Returns once the server closed the connection; throws past `hangGuard` (at least a
-  /// minute: its expiry means a connection that stays open).
-  func closedByServer(hangGuard: Duration = .seconds(120)) async throws {
+  /// Returns once the server closed the connection; throws past ``hangGuard`` (its expiry means
+  /// a connection that stays open).
+  func closedByServer() async throws {
     do {
-      _ = try await first(from: .max, hangGuard: hangGuard) { _ in false }
+      _ = try await first(from: .max) { _ in false }
     } catch  where isClosed {
       return
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -41,7 +42,7 @@ enum RawHTTP {
     let descriptor = socket(AF_INET, socketType, 0)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
-    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    var timeout = timeval(tv_sec: Int(hangGuardSeconds), tv_usec: 0)
     let size = socklen_t(MemoryLayout<timeval>.size)
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, size)
     setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, size)

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -16,7 +17,7 @@ import Testing
     let subscription = AsyncDispatchTests().holdLane(store, blocker)
     #expect(await wait(for: blocker.entered))
     // On a thread of its own, with a deadline: a dispatch that waited would fail the test.
-    let returned = await runOnThreads(1, timeout: 60) { _ in
+    let returned = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       for id in 1...10 { store.dispatch(LaneAdd(id: id), mode: .async) }
     }
     #expect(returned)
@@ -35,7 +36,7 @@ import Testing
     let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
     // On a dedicated thread: a wrong policy would block it, and the deadline turns that into a
     // failure.
-    let finished = await runOnThreads(1, timeout: 60) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       let lock = dispatcher.pause()
       for id in 1...5 { store.dispatch(LaneAdd(id: id), mode: .async) }
       #expect(dispatcher.queueDepth == 5)
@@ -59,7 +60,9 @@ import Testing
       guard change.new == 0 else { return }
       for id in 1...4 { store.dispatch(LaneAdd(id: id), mode: .async) }
     }
-    let finished = await runOnThreads(1, timeout: 60) { _ in store.dispatch(LaneAdd(id: 0)) }
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
+      store.dispatch(LaneAdd(id: 0))
+    }
     #expect(finished)
     #expect(store.state.ids == Array(0...4))
     #expect(issues.kinds == [.queueBoundExceeded])
@@ -89,7 +92,7 @@ import Testing
       reducer: Reducer<[[Int]]>().on(LaneAdd.self) { state, action in
         state[action.id / 10_000].append(action.id % 10_000)
       })
-    let finished = await runOnThreads(4, timeout: 60) { producer in
+    let finished = await runOnThreads(4, timeout: hangGuardSeconds) { producer in
       for index in 0..<500 {
         store.dispatch(LaneAdd(id: producer * 10_000 + index), mode: .async)
       }

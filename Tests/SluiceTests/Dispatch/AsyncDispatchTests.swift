@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 @Suite struct AsyncDispatchTests {
@@ -15,7 +16,7 @@ import Testing
       if change.new == 0 {
         blocker.entered.signal()
         // Bounded, so a failing test never leaves the lane held forever.
-        _ = blocker.release.wait(timeout: .now() + 60)
+        _ = blocker.release.wait(timeout: hangGuardDeadline())
       }
     }
     // A dedicated thread: blocking a `DispatchQueue.global()` thread would starve the Swift

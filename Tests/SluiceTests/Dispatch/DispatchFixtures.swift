@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 
 /// A state with a running total and the log of the action ids it reduced.
 struct LaneLog: Equatable, Sendable {
@@ -37,7 +38,7 @@ final class Recorder<Element: Sendable>: @unchecked Sendable {
 /// finish in time.
 @discardableResult
 func runOnThreads(
-  _ count: Int, timeout: TimeInterval = 120, _ body: @escaping @Sendable (Int) -> Void
+  _ count: Int, timeout: TimeInterval = hangGuardSeconds, _ body: @escaping @Sendable (Int) -> Void
 ) async -> Bool {
   await offPool { blockingRunOnThreads(count, timeout: timeout, body) }
 }
@@ -50,7 +51,8 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
 }
 
 /// Waits for `semaphore` without blocking the cooperative pool; `false` on time-out.
-func wait(for semaphore: DispatchSemaphore, timeout: TimeInterval = 60) async -> Bool {
+func wait(for semaphore: DispatchSemaphore, timeout: TimeInterval = hangGuardSeconds) async -> Bool
+{
   await offPool { semaphore.wait(timeout: .now() + timeout) == .success }
 }
 

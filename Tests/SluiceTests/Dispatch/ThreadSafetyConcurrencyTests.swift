@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -81,7 +82,7 @@ import Testing
         left.dispatch(LaneAdd(id: last + 1))
       }
     }
-    let finished = await runOnThreads(2, timeout: 120) { thread in
+    let finished = await runOnThreads(2, timeout: hangGuardSeconds) { thread in
       let target = thread == 0 ? left : right
       for index in 0..<2_000 { target.dispatch(LaneAdd(id: index * 2)) }
     }

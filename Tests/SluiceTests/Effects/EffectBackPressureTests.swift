@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 /// An effect's `dispatch` into a full bounded queue never blocks the thread it runs on (a thread
@@ -34,10 +35,10 @@ import Testing
     gate.signal()
     let unrelatedRan = DispatchSemaphore(value: 0)
     Task { unrelatedRan.signal() }
-    // The hang guard: a thread of its own waits (a minute at most) for both effects to return
+    // The hang guard: a thread of its own waits (``hangGuard`` at most) for both effects to return
     // and the unrelated task to run, and lets go of the lane either way.
     let withoutTheLane = await offPool { () -> Bool in
-      let deadline = DispatchTime.now() + 60
+      let deadline = hangGuardDeadline()
       let returned = (0..<2).allSatisfy { _ in
         effectsReturned.wait(timeout: deadline) == .success
       }

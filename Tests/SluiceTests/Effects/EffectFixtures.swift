@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 // Shared state, actions and helpers of the effect and command tests. Every name starts with
@@ -139,9 +140,9 @@ final class EffGates: @unchecked Sendable {
 ///
 /// The default is a liveness guard, not a speed check: with the whole suite on two cores, the
 /// effects being waited for can wait more than 10 s for a thread (CI saw it in
-/// `settleWaitsForChainsOfEffects`), so a hang fails after 60 s instead.
+/// `settleWaitsForChainsOfEffects`), so a hang fails after ``hangGuard`` instead.
 func effEventually(
-  timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
+  timeout: Duration = hangGuard, _ condition: @Sendable () -> Bool
 ) async -> Bool {
   let clock = ContinuousClock()
   let deadline = clock.now.advanced(by: timeout)
@@ -168,7 +169,7 @@ func effYield(_ times: Int = 200) async {
 /// (a hang guard) instead of a stuck test run.
 @discardableResult
 func effCompletes(
-  within timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation,
+  within timeout: Duration = hangGuard, sourceLocation: SourceLocation = #_sourceLocation,
   _ work: @escaping @Sendable () async -> Void
 ) async -> Bool {
   let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)

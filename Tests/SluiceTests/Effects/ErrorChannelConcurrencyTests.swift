@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 @Suite struct ErrorChannelObserverConcurrencyTests {
@@ -15,7 +16,7 @@ import Testing
       received.append(code)
       if code == 1 {
         entered.signal()
-        _ = release.wait(timeout: .now() + 60)
+        _ = release.wait(timeout: hangGuardDeadline())
       }
     }
 
@@ -24,7 +25,7 @@ import Testing
     async let first: Void = offPool {
       store.dispatch(EffCarry(value: 1, error: EffError(code: 1)))
     }
-    #expect(await offPool { entered.wait(timeout: .now() + 60) == .success })
+    #expect(await offPool { entered.wait(timeout: hangGuardDeadline()) == .success })
     // A command reports the second error while the observer is busy on that thread.
     await effCompletes { await store.launch { _ in throw EffError(code: 2) }.finish() }
     release.signal()

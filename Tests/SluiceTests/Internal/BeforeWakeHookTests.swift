@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -97,7 +98,7 @@ import Testing
       case 0?:
         // The worker holds the lane while the caller queues its action.
         holding.signal()
-        _ = letHolderGo.waitBlocking(timeout: 60)
+        _ = letHolderGo.waitBlocking(timeout: hangGuardSeconds)
       case 1?:
         // The caller's action arms the hook; another thread queues lane work, which runs
         // before the follow-up this action dispatches into the caller's chain.
@@ -106,27 +107,27 @@ import Testing
         Thread {
           lane.performLater {
             inLaneWork.signal()
-            _ = letLaneWorkGo.waitBlocking(timeout: 60)
+            _ = letLaneWorkGo.waitBlocking(timeout: hangGuardSeconds)
           }
           queued.signal()
         }.start()
-        _ = queued.waitBlocking(timeout: 60)
+        _ = queued.waitBlocking(timeout: hangGuardSeconds)
         store.dispatch(LaneAdd(id: 2))
       default: break
       }
     }
     store.dispatch(LaneAdd(id: 0), mode: .async)
-    #expect(await holding.wait(timeout: 60))
+    #expect(await holding.wait(timeout: hangGuardSeconds))
     let hooksRunWhenReturned = Recorder<Int>()
     let caller = Task {
-      await obsOnBackgroundThread(timeout: 60) {
+      await obsOnBackgroundThread(timeout: hangGuardSeconds) {
         store.dispatch(LaneAdd(id: 1))
         hooksRunWhenReturned.append(hook.count)
       }
     }
     #expect(await obsEventually { store.dispatcher.queueDepth == 1 })
     letHolderGo.signal()
-    #expect(await inLaneWork.wait(timeout: 60))
+    #expect(await inLaneWork.wait(timeout: hangGuardSeconds))
     // The third thread: the caller's chain (its follow-up) is now held by the lock, while lane
     // work runs and the hook is armed. Until the work ends, the hook cannot run: the caller
     // must not be released yet (checked under the lane's lock, right after the pause).
@@ -138,7 +139,7 @@ import Testing
     letLaneWorkGo.signal()
     #expect(await caller.value, "the caller did not return")
     #expect(hooksRunWhenReturned.values == [1], "the caller returned before the hook ran")
-    #expect(await obsOnBackgroundThread(timeout: 60) { lock.release() })
+    #expect(await obsOnBackgroundThread(timeout: hangGuardSeconds) { lock.release() })
     #expect(store.state.ids == [0, 1, 2])
     subscription.cancel()
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 /// What a store's effects captured is released outside the lane's lock: a captured object whose
@@ -66,9 +67,10 @@ import Testing
     let slot = Slot(Self.storeWithCanary(on: dispatcher, other: other, reaction: reaction))
     other.dispatch(Bump())  // The drainer caches the routing that holds the effect.
 
-    #expect(await obsOnBackgroundThread(timeout: 60) { slot.release() }, "the release hung")
+    #expect(
+      await obsOnBackgroundThread(timeout: hangGuardSeconds) { slot.release() }, "the release hung")
     let before = other.state.count
-    #expect(await obsOnBackgroundThread(timeout: 60) { other.dispatch(Bump()) })
+    #expect(await obsOnBackgroundThread(timeout: hangGuardSeconds) { other.dispatch(Bump()) })
     #expect(other.state.count == before + 1)
     if reaction == .dispatches { #expect(before == 2) }
   }
@@ -87,13 +89,17 @@ import Testing
       reducer: Reducer<Tally>().on(Hold.self) { state, _ in state.count += 1 })
     let holding = holder.observe(\.count, from: .nextChange) { _ in
       held.signal()
-      _ = letGo.waitBlocking(timeout: 60)
+      _ = letGo.waitBlocking(timeout: hangGuardSeconds)
     }
     // The holder's thread holds the lane, inside the observer, with the effect's routing cached.
-    let holderDone = Task { await obsOnBackgroundThread(timeout: 60) { holder.dispatch(Hold()) } }
-    #expect(await held.wait(timeout: 60))
+    let holderDone = Task {
+      await obsOnBackgroundThread(timeout: hangGuardSeconds) { holder.dispatch(Hold()) }
+    }
+    #expect(await held.wait(timeout: hangGuardSeconds))
 
-    let released = Task { await obsOnBackgroundThread(timeout: 60) { slot.release() } }
+    let released = Task {
+      await obsOnBackgroundThread(timeout: hangGuardSeconds) { slot.release() }
+    }
     if reaction == .cancelsSubscription {
       // Nothing in the release waits for the lane.
       #expect(await released.value, "the release hung while another thread held the lane")
@@ -102,7 +108,7 @@ import Testing
     #expect(await holderDone.value, "the thread holding the lane hung")
     #expect(await released.value, "the release hung")
     let before = other.state.count
-    #expect(await obsOnBackgroundThread(timeout: 60) { other.dispatch(Bump()) })
+    #expect(await obsOnBackgroundThread(timeout: hangGuardSeconds) { other.dispatch(Bump()) })
     #expect(other.state.count == before + 1)
     if reaction == .dispatches { #expect(before == 1) }
     withExtendedLifetime(holding) {}

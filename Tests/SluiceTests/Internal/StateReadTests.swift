@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
     rightBox.object = right
 
     let started = Atomic<Int>(0)
-    let finished = await runOnThreads(2, timeout: 60) { thread in
+    let finished = await runOnThreads(2, timeout: hangGuardSeconds) { thread in
       // Both threads dispatch at the same time, so the reducers overlap.
       started.add(1, ordering: .relaxed)
       while started.load(ordering: .relaxed) < 2 { sched_yield() }
@@ -91,7 +92,7 @@ import Testing
             let start = state
             state.count = -1  // half-way: never seen by a reader
             entered.signal()
-            _ = release.wait(timeout: .now() + 60)
+            _ = release.wait(timeout: hangGuardDeadline())
             state = start
             state.bump()
           })
@@ -111,7 +112,7 @@ import Testing
     /// releases only after the read, so a read that waits never returns by itself (a hang guard).
     /// `reading` reads the store (by default, its `state` from outside any reducer).
     func readWhileHeld(
-      deadline: Double = 60, reading: (@Sendable (Store<Tally>) -> Tally)? = nil
+      deadline: Double = hangGuardSeconds, reading: (@Sendable (Store<Tally>) -> Tally)? = nil
     ) async -> Tally? {
       let store = self.store
       let reading = reading ?? { $0.state }
@@ -231,13 +232,15 @@ import Testing
       near.core.lock.lock()
       far.core.lock.lock()
       held.signal()
-      _ = release.wait(timeout: .now() + 60)
+      _ = release.wait(timeout: hangGuardDeadline())
       far.core.lock.unlock()
       near.core.lock.unlock()
     }
     #expect(await wait(for: held))
 
-    let finished = await obsOnBackgroundThread(timeout: 60) { reader.dispatch(ReadOther()) }
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
+      reader.dispatch(ReadOther())
+    }
     release.signal()
     #expect(await holder.join())
 
@@ -281,11 +284,11 @@ import Testing
         .on(Meet.self) { state, _ in
           state.bump()
           arrive.signal()
-          _ = meet.wait(timeout: .now() + 60)
+          _ = meet.wait(timeout: hangGuardDeadline())
           state.seen = Self.read(other).count
           // Meet again: each read ran while both reducers held their stores.
           arrive.signal()
-          _ = meet.wait(timeout: .now() + 60)
+          _ = meet.wait(timeout: hangGuardDeadline())
         }
     }
     let left = Store(
@@ -300,7 +303,7 @@ import Testing
     right.dispatch(Tick())
 
     // Each reducer holds its store and reads the other, held by the other thread: a cycle.
-    let finished = await runOnThreads(2, timeout: 60) { thread in
+    let finished = await runOnThreads(2, timeout: hangGuardSeconds) { thread in
       (thread == 0 ? left : right).dispatch(Meet())
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 /// Replaced states are released after the store's lock is let go: a value whose `deinit` reads
@@ -55,7 +56,7 @@ import Testing
     store.dispatch(Count())
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) { store.reset() }
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) { store.reset() }
 
     #expect(finished, "reset() deadlocked on the deinit of the state it dropped")
     #expect(seen.values == [0], "the deinit read the state after the reset")
@@ -67,7 +68,7 @@ import Testing
     store.dispatch(Count())
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) { store.rollbackState() }
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) { store.rollbackState() }
 
     #expect(finished, "rollbackState() deadlocked on the deinit of the state it dropped")
     #expect(seen.values == [0], "the deinit read the state after the rollback")
@@ -78,7 +79,7 @@ import Testing
     let (store, seen) = Self.readingStore(dispatcher: dispatcher)
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) {
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
       dispatcher.transaction { tx in
         try tx.update(store) { state in
           state.sentinel = nil
@@ -97,7 +98,9 @@ import Testing
     store.dispatch(Count())
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) { store.dispatch(Disarm()) }
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
+      store.dispatch(Disarm())
+    }
 
     #expect(finished, "the action deadlocked on the deinit of the value it dropped")
     // The deinit runs inside the reducer that dropped the value: it is a read from inside the
@@ -111,7 +114,7 @@ import Testing
     let store = Self.makeStore { store in store.dispatch(Count(), mode: .async) }
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) {
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
       store.reset()
       store.dispatch(Disarm())
     }
@@ -125,7 +128,7 @@ import Testing
     store.captureState()
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) {
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
       store.rollbackState()
       store.dispatch(Disarm())
     }
@@ -138,7 +141,9 @@ import Testing
     let store = Self.makeStore { store in store.dispatch(Count(), mode: .async) }
     store.dispatch(Arm())
 
-    let finished = await obsOnBackgroundThread(timeout: 60) { store.dispatch(Disarm()) }
+    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
+      store.dispatch(Disarm())
+    }
 
     #expect(finished, "the action deadlocked on a deinit that dispatches")
     #expect(store.state.count == 1, "the action the deinit dispatched was reduced")

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -41,7 +42,7 @@ import Testing
     let subscription = store.observe(from: .nextChange) { state in
       guard state.ids == [0] else { return }
       entered.signal()
-      proceed.wait()
+      _ = proceed.wait(timeout: hangGuardDeadline())
     }
     Thread { store.dispatch(TxAdd(id: 0)) }.start()
     #expect(await wait(for: entered))
@@ -192,7 +193,7 @@ import Testing
     store.dispatch(TxAdd(id: 1))
     let heard = Recorder<[Int]>()
     let subscriptions = Recorder<Subscription>()
-    let finished = await runOnThreads(1, timeout: txTimeout) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       subscriptions.append(store.observe(\.ids) { heard.append($0.new) })
       subscriptions.append(store.react { reaction in reaction.on(\.total) { _ in } })
       _ = store.observerCount
@@ -255,7 +256,7 @@ import Testing
     let pause = dispatcher.pause()
     store.dispatch(TxAdd(id: 0))
     let locks = Recorder<Lock>()
-    let finished = await runOnThreads(2, timeout: txTimeout) { thread in
+    let finished = await runOnThreads(2, timeout: hangGuardSeconds) { thread in
       locks.append(dispatcher.exclusive(TxAdd(id: 10 + thread)))
     }
     #expect(finished, "an exclusive action waited for the pause")

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 /// A lock's timeout releases the lock from a task of the cooperative pool: the release never
@@ -19,8 +20,7 @@ import Testing
     let released = DispatchSemaphore(value: 0)
     lock.onRelease { released.signal() }
     await clock.advance(by: .seconds(5))
-    // The hang guard: a minute.
-    let releasedWhileHeld = await wait(for: released, timeout: 60)
+    let releasedWhileHeld = await wait(for: released, timeout: hangGuardSeconds)
     hold.release.signal()
     #expect(releasedWhileHeld)
     // The held action replays once the lane is free.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Sluice
+import SluiceTestSupport
 import Testing
 
 /// A thread-safe list of events, in the order they were recorded.
@@ -57,7 +58,7 @@ func mwReducer(logging log: MwLog<String>? = nil) -> Reducer<MwState> {
     }
     .on(MwHold.self) { _, hold in
       hold.entered.signal()
-      hold.release.wait()
+      _ = hold.release.wait(timeout: hangGuardDeadline())
     }
 }
 
@@ -291,11 +292,23 @@ struct MiddlewareTests {
     observer.cancel()
   }
 
-  @Test func aMiddlewaresFollowUpRunsBeforeASyncDispatchOnABusyLaneReturns() {
+  @Test func aMiddlewaresFollowUpRunsBeforeASyncDispatchOnABusyLaneReturns() async throws {
     // S2: the action queued by middleware runs "before the outermost dispatch returns", also
     // when that dispatch found the lane busy and waited for another thread to process it. The
-    // window is a race, so the scenario is repeated; a correct lane never fails it.
+    // window is a race, so the scenario is repeated; a correct lane never fails it. Every run
+    // blocks while it waits for the lane: the runs go on a thread of their own, off the pool.
     let runs = 200
+    let early = await offPool { Self.mwFollowUpsReturnedEarly(in: runs) }
+    let returnedEarly = try #require(early, "a run did not get through within the hang guard")
+    #expect(
+      returnedEarly == 0,
+      "dispatch returned before its follow-up ran in \(returnedEarly) of \(runs) runs")
+  }
+
+  /// How many of `runs` synchronous dispatches on a lane busy on another thread returned before
+  /// the follow-up their middleware queued ran; `nil` when a run did not get through within the
+  /// hang guard. Blocks: call it on a thread of its own.
+  private static func mwFollowUpsReturnedEarly(in runs: Int) -> Int? {
     var returnedEarly = 0
     for _ in 0..<runs {
       let dispatcher = Dispatcher(reporter: .ignoring)
@@ -312,23 +325,28 @@ struct MiddlewareTests {
         store.dispatch(hold)
         finished.signal()
       }.start()
-      hold.entered.wait()  // the lane is now busy on another thread
+      // The lane is now busy on another thread.
+      guard hold.entered.wait(timeout: hangGuardDeadline()) == .success else { return nil }
       Thread {
         store.dispatch(MwIncrement())
         countWhenDispatchReturned.append(store.state.count)
         finished.signal()
       }.start()
-      while dispatcher.queueDepth < 1 { sched_yield() }  // MwIncrement is queued behind `hold`
+      // MwIncrement is queued behind `hold`; the lane gives no event for that.
+      let deadline = hangGuardDeadline()
+      while dispatcher.queueDepth < 1 {
+        guard DispatchTime.now() < deadline else { return nil }
+        sched_yield()
+      }
       hold.release.signal()
-      finished.wait()
-      finished.wait()
+      for _ in 0..<2 {
+        guard finished.wait(timeout: hangGuardDeadline()) == .success else { return nil }
+      }
 
       if countWhenDispatchReturned.all != [101] { returnedEarly += 1 }
       chaser.cancel()
     }
-    #expect(
-      returnedEarly == 0,
-      "dispatch returned before its follow-up ran in \(returnedEarly) of \(runs) runs")
+    return returnedEarly
   }
 
   @Test func middlewareOfOneStoreDoesNotAffectAnotherStoreOnTheSameDispatcher() {

@@ -1,4 +1,5 @@
 import Sluice
+import SluiceTestSupport
 import Testing
 
 struct RdCounter: Equatable, Sendable {
@@ -207,7 +208,9 @@ struct ReducerTests {
       })
     itself.object = store
 
-    let finished = await mwFinishes(within: .seconds(60)) { store.dispatch(RdSet(value: 5)) }
+    let finished = await mwFinishes(within: .seconds(Int(hangGuardSeconds))) {
+      store.dispatch(RdSet(value: 5))
+    }
 
     guard finished else {
       // Reading `store.state` now would block on the deadlocked reducer's lock too.

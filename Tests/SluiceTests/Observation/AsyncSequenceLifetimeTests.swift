@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -57,7 +58,7 @@ import Testing
       for await value in stream { seen.append(value) }
       return (seen: seen, endedByTimeout: Task.isCancelled)
     }
-    DispatchQueue.global().asyncAfter(deadline: .now() + obsTimeout) { consumer.cancel() }
+    DispatchQueue.global().asyncAfter(deadline: hangGuardDeadline()) { consumer.cancel() }
     let outcome = await consumer.value
     #expect(outcome.seen == [0, 1])
     #expect(!outcome.endedByTimeout)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -56,7 +57,7 @@ import Testing
       for _ in 0..<(total / 2) { store.dispatch(ObsIncrementA()) }
     }
     #expect(await workers.join())
-    DispatchQueue.global().asyncAfter(deadline: .now() + obsTimeout) { consumer.cancel() }
+    DispatchQueue.global().asyncAfter(deadline: hangGuardDeadline()) { consumer.cancel() }
     let seen = await consumer.value
     #expect(seen == Array(0...total))
   }
@@ -89,7 +90,7 @@ import Testing
     // becomes its only holder.
     let consumer = Self.firstTwo(of: store.values)
     store.dispatch(ObsSetA(value: 1))
-    DispatchQueue.global().asyncAfter(deadline: .now() + obsTimeout) { consumer.cancel() }
+    DispatchQueue.global().asyncAfter(deadline: hangGuardDeadline()) { consumer.cancel() }
     let seen = await consumer.value
     #expect(seen == [0, 1])
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -232,7 +233,7 @@ import Testing
       queuedBox.value?.cancel()
     }
 
-    let dispatched = await obsOnBackgroundThread(timeout: 60) {
+    let dispatched = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
       store.dispatch(ObsSetA(value: 1))
     }
     #expect(

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -40,7 +41,7 @@ import Testing
       waited.value = clock.now - start
       cancelled.signal()
     }.start()
-    let returnedInTime = await cancelled.wait(timeout: 60)
+    let returnedInTime = await cancelled.wait(timeout: hangGuardSeconds)
     released.signal()
 
     #expect(returnedInTime)
@@ -109,7 +110,7 @@ import Testing
       returned.signal()
     }
     other.dispatch(ObsSetA(value: 1))
-    let returnedAtOnce = await returned.wait(timeout: 60)
+    let returnedAtOnce = await returned.wait(timeout: hangGuardSeconds)
     released.signal()
 
     #expect(returnedAtOnce)

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -25,7 +26,7 @@ import Testing
       modelKeyPath: \StoreModel<Holder>.[tracked: \Holder.probe], current: Probe())
     let readBack = Recorder<Bool>()
     // On a thread of its own, with a hang guard: a deadlock fails the test instead of hanging.
-    let finished = await runOnThreads(1, timeout: 60) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       entry.receive(Probe { readBack.append(entry.takeLatest() != nil) })
       entry.receive(Probe())
     }

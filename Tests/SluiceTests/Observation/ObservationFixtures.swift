@@ -1,15 +1,12 @@
 import Dispatch
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
 
 // Shared fixtures of the observation tests. Every name starts with `Obs` so that it never
 // collides with the helpers of other test files.
-
-/// How long a test waits for an event before it fails (never a timing assumption: passing runs
-/// take microseconds; this only turns a hang into a failure).
-let obsTimeout: Double = 60
 
 // MARK: - States and actions
 
@@ -116,7 +113,7 @@ final class ObsRecorder<Value: Sendable>: @unchecked Sendable {
   func removeAll() { lock.withLock { storage.removeAll() } }
 
   /// Waits until at least `count` values were recorded; `false` when `timeout` passed first.
-  func waitForCount(_ count: Int, timeout: Double = obsTimeout) async -> Bool {
+  func waitForCount(_ count: Int, timeout: Double = hangGuardSeconds) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
       let id: Int? = lock.withLock {
         if storage.count >= count { return nil }
@@ -189,12 +186,12 @@ final class ObsEvent: @unchecked Sendable {
   }
 
   /// Waits asynchronously; `false` when `timeout` passed first.
-  func wait(timeout: Double = obsTimeout) async -> Bool {
+  func wait(timeout: Double = hangGuardSeconds) async -> Bool {
     await waiters.waitForCount(1, timeout: timeout)
   }
 
   /// Blocks the calling thread; for helper threads and observers running on dispatch queues.
-  func waitBlocking(timeout: Double = obsTimeout) -> Bool {
+  func waitBlocking(timeout: Double = hangGuardSeconds) -> Bool {
     let deadline = Date(timeIntervalSinceNow: timeout)
     condition.lock()
     defer { condition.unlock() }
@@ -248,21 +245,21 @@ final class ObsThreads: Sendable {
   }
 
   /// Waits until every thread finished; `false` when `timeout` passed first.
-  func join(timeout: Double = obsTimeout) async -> Bool {
+  func join(timeout: Double = hangGuardSeconds) async -> Bool {
     await finished.waitForCount(count, timeout: timeout)
   }
 }
 
 /// Runs `body` on a new thread (not the test's task, not the main queue) and waits for it.
 func obsOnBackgroundThread(
-  timeout: Double = obsTimeout, _ body: @escaping @Sendable () -> Void
+  timeout: Double = hangGuardSeconds, _ body: @escaping @Sendable () -> Void
 ) async -> Bool {
   await ObsThreads(1) { _ in body() }.join(timeout: timeout)
 }
 
 /// Waits until every block submitted to `queue` so far has run (a barrier also for concurrent
 /// queues); `false` when `timeout` passed first.
-func obsDrain(_ queue: DispatchQueue, timeout: Double = obsTimeout) async -> Bool {
+func obsDrain(_ queue: DispatchQueue, timeout: Double = hangGuardSeconds) async -> Bool {
   let done = ObsEvent()
   queue.async(flags: .barrier) { done.signal() }
   return await done.wait(timeout: timeout)
@@ -270,9 +267,9 @@ func obsDrain(_ queue: DispatchQueue, timeout: Double = obsTimeout) async -> Boo
 
 /// Re-checks `condition`, running `poke` and yielding (then sleeping briefly) between checks:
 /// for conditions that become true after lane work the test cannot await directly; `false`
-/// only after `obsTimeout`, a hang guard.
+/// only after ``hangGuard``.
 func obsEventually(poke: () -> Void = {}, until condition: () -> Bool) async -> Bool {
-  let deadline = ContinuousClock.now.advanced(by: .seconds(obsTimeout))
+  let deadline = ContinuousClock.now.advanced(by: hangGuard)
   var checks = 0
   while !condition() {
     guard ContinuousClock.now < deadline else { return false }
@@ -290,7 +287,7 @@ func obsEventually(poke: () -> Void = {}, until condition: () -> Bool) async -> 
 /// Collects the first `count` elements of `stream` in a new task; the task is cancelled after
 /// `timeout`, so a stream that yields too few elements gives a short array instead of a hang.
 func obsCollect<Element: Sendable>(
-  _ stream: AsyncStream<Element>, count: Int, timeout: Double = obsTimeout
+  _ stream: AsyncStream<Element>, count: Int, timeout: Double = hangGuardSeconds
 ) async -> [Element] {
   let task = Task {
     var collected: [Element] = []

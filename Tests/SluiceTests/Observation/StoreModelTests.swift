@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -146,7 +147,7 @@ import Testing
     label.show(store)
     store.dispatch(AddTodo(title: "Buy milk"))
     store.dispatch(SetQuery(query: "milk"))
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangGuard
     // The bodies ran on the main actor: `Store.observe(on: .mainActor)` checks it, isolated.
     while label.text != "1 todos" || !label.changes.contains(" → milk"),
       ContinuousClock.now < deadline
@@ -202,7 +203,7 @@ enum ModelFixtures {
   /// delivered to it; `false` after 10 seconds.
   @MainActor
   static func settled<State>(_ model: StoreModel<State>) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + hangGuard
     while model.hasPendingChanges {
       guard ContinuousClock.now < deadline else { return false }
       await Task.yield()

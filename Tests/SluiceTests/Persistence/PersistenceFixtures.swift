@@ -1,5 +1,6 @@
 import Foundation
 import Sluice
+import SluiceTestSupport
 import SluiceTesting
 import Testing
 
@@ -103,10 +104,10 @@ func pstObject(_ data: Data?) -> [String: Any]? {
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held. For writes
 /// that happen on the persistence queue after a clock advance: never a fixed sleep. The timeout
-/// is a hang guard (a minute by default): its expiry means a deadlock, not a slow machine.
+/// is a hang guard (``hangGuard`` by default): its expiry means a deadlock, not a slow machine.
 @discardableResult
 func pstWait(
-  timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
+  timeout: Duration = hangGuard, _ condition: @Sendable () -> Bool
 ) async -> Bool {
   await effEventually(timeout: timeout, condition)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
       let storage = InMemoryStorage()
       let dispatched = Atomic<Int>(0)
       let flooders = Task {
-        await runOnThreads(2, timeout: 60) { _ in
+        await runOnThreads(2, timeout: hangGuardSeconds) { _ in
           // Until the store joined the lane, then a few more: the last actions it reduces come
           // right after it joined, while it is still being made (its many effects take time).
           while dispatcher.lane.orderedCores.isEmpty {

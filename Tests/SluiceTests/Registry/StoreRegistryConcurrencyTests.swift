@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Synchronization
 import Testing
 
@@ -34,7 +35,7 @@ struct StoreRegistryConcurrencyTests {
       let dispatcher = Dispatcher(reporter: .collecting(into: log))
       let stores = Recorder<Store<RegCounted>>()
       let arrived = Atomic<Int>(0)
-      let finished = await runOnThreads(threads, timeout: 60) { _ in
+      let finished = await runOnThreads(threads, timeout: hangGuardSeconds) { _ in
         // Every thread waits (yielding its core) until all arrived, so the calls overlap.
         arrived.add(1, ordering: .relaxed)
         while arrived.load(ordering: .relaxed) < threads { sched_yield() }

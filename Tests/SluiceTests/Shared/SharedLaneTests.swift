@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -168,10 +169,10 @@ import Testing
     await a.lane.stop()
   }
 
-  /// Retries `condition` with short sleeps until it holds, or for a minute: a hang guard, whose
+  /// Retries `condition` with short sleeps until it holds, or for ``hangGuard``, whose
   /// expiry means a deadlock, not a slow machine.
   func eventually(_ condition: @escaping @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+    let deadline = ContinuousClock.now.advanced(by: hangGuard)
     while ContinuousClock.now < deadline {
       if condition() { return true }
       try? await Task.sleep(for: .milliseconds(5))
@@ -379,7 +380,7 @@ extension SharedLaneTests {
 }
 
 extension SharedLaneTests {
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func anInMemoryLogsWaitTimesOutOnItsClock() async {
     // An hour on an immediate clock passes at once; on the continuous clock the time limit (a
     // hang guard) would end the test first.

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -10,13 +11,13 @@ import Testing
 
   static let counter = Reducer<Int>().on(Add.self) { count, _ in count += 1 }
 
-  /// `body`'s value, or `nil` when it did not return within a minute: a hang guard, whose
+  /// `body`'s value, or `nil` when it did not return within ``hangGuard``, whose
   /// expiry means the outbox never got its actions through.
   static func guarded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async -> T? {
     let (outcomes, outcome) = AsyncStream<T?>.makeStream()
     let work = Task { outcome.yield(try? await body()) }
     let timer = Task {
-      try? await Task.sleep(for: .seconds(60))
+      try? await Task.sleep(for: hangGuard)
       outcome.yield(nil)
     }
     defer {

@@ -142,7 +142,7 @@ import Testing
   /// Two processes named alike (or a predecessor's append still running): the log holds
   /// action 1 of "a" as another action than the one this node's outbox store keeps under it.
   /// The node stops appending, and every send or durability wait ends with the conflict.
-  @Test(.timeLimit(.minutes(1)))
+  @Test(.timeLimit(.minutes(10)))
   func anOriginTheLogHoldsAsAnotherActionStopsAppendingAndEndsTheWaits() async throws {
     let engine = InMemoryLogEngine()
     func record(_ text: String) throws -> SharedLogRecord {

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestSupport
 import Testing
 
 @testable import Sluice
@@ -43,7 +44,7 @@ import Testing
     let store = TxFixtures.account(dispatcher, x: 1)
     let thrown = Recorder<Bool>()
     let misused = DispatchSemaphore(value: 0)
-    let finished = await runOnThreads(1, timeout: 60) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.x = 2 }
         // Another thread, while this closure holds the lane.
@@ -59,7 +60,7 @@ import Testing
         }
         other.start()
         // A hang guard: the other thread never blocks on this one.
-        _ = misused.wait(timeout: .now() + 60)
+        _ = misused.wait(timeout: hangGuardDeadline())
         // The other thread's misuse did not abort this transaction.
         try tx.update(store) { $0.x += 1 }
       }
@@ -76,7 +77,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 60) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       let outcome = dispatcher.transaction { tx in
         // The token's deinit reads the store: released under a lock, it would deadlock.
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
@@ -95,7 +96,7 @@ import Testing
     let dispatcher = Dispatcher()
     let store = TxFixtures.holder(dispatcher)
     let released = Recorder<Int>()
-    let finished = await runOnThreads(1, timeout: 60) { _ in
+    let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.token = TxToken { released.append(store.state.version) } }
       }

@@ -1,13 +1,10 @@
 import Dispatch
 import Foundation
 import Sluice
+import SluiceTestSupport
 
 // Shared fixtures of the transaction, lock, reaction and dynamic-value tests. Every name starts
 // with `Tx` so that it never collides with the helpers of other test files.
-
-/// How long a test waits for an event before it fails. Passing runs take microseconds; this only
-/// turns a hang into a failure.
-let txTimeout: Double = 60
 
 // MARK: - States and actions
 
@@ -98,7 +95,7 @@ final class TxEvent: @unchecked Sendable {
   }
 
   /// Waits until the event was signalled; `false` when `timeout` passed first.
-  func wait(timeout: Double = txTimeout) async -> Bool {
+  func wait(timeout: Double = hangGuardSeconds) async -> Bool {
     await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
       let id: Int? = lock.withLock {
         if fired { return nil }
@@ -151,7 +148,7 @@ final class TxIssues: @unchecked Sendable {
   var kinds: [ReportedIssue.Kind] { all.map(\.kind) }
 
   /// Waits until an issue of `kind` was reported; `false` when `timeout` passed first.
-  func wait(for kind: ReportedIssue.Kind, timeout: Double = txTimeout) async -> Bool {
+  func wait(for kind: ReportedIssue.Kind, timeout: Double = hangGuardSeconds) async -> Bool {
     await lock.withLock { event(for: kind) }.wait(timeout: timeout)
   }
 
@@ -165,7 +162,7 @@ final class TxIssues: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, for lane work that a test cannot await directly (a task that
-/// has not queued its item yet); `false` only after a hang guard of 60 s: `obsEventually`, which
+/// has not queued its item yet); `false` only after ``hangGuard``: `obsEventually`, which
 /// yields, then sleeps briefly between checks, never keeping a pool thread spinning.
 func txEventually(_ condition: () -> Bool) async -> Bool {
   await obsEventually(until: condition)
