@@ -77,7 +77,7 @@ import Testing
     #expect(openError?.busyTimeout == timeout)
     #expect(openError?.description.contains("longer than the busy timeout (0.2 s)") == true)
     #expect(openTook >= timeout)
-    #expect(openTook < .seconds(60), "it waited \(openTook): for the holder, not the timeout")
+    #expect(openTook < hangGuard, "it waited \(openTook): for the holder, not the timeout")
 
     // A write through a storage opened before the holder took the lock.
     let path = folder.path("open.sqlite")
@@ -97,7 +97,7 @@ import Testing
     #expect(writeError?.operation == "write")
     #expect(writeError?.path == path)
     #expect(writeTook >= timeout)
-    #expect(writeTook < .seconds(60), "it waited \(writeTook): for the holder, not the timeout")
+    #expect(writeTook < hangGuard, "it waited \(writeTook): for the holder, not the timeout")
     await second.stop()
     // Nothing was written, and the storage works once the lock is gone.
     #expect(try database.read("sluice.counter") == nil)
