@@ -88,7 +88,7 @@ extension Lane {
 
   /// Queues the detachment of `inspector` and returns at once (an inspector never stopped goes).
   func detachInspectorLater(_ inspector: any LaneInspector) {
-    performLater { [self] in detachOnLane(inspector) }
+    perform(.query, .none) { [self] in detachOnLane(inspector) }
   }
 
   /// The work of ``detachInspector(_:)``, on the lane.
