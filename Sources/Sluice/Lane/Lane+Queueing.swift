@@ -59,14 +59,12 @@ extension Lane {
 
   /// Reports that the main queue grew past `maxQueueDepth`.
   private func reportOverflow(depth: Int, file: StaticString, line: UInt) {
-    reporter.report(
-      ReportedIssue(
-        kind: .queueBoundExceeded,
-        message: "the queue of '\(configuration.label)' holds \(depth) items, past its "
-          + "maxQueueDepth (\(configuration.maxQueueDepth ?? 0)): actions were dispatched "
-          + "without waiting for room (dispatch(_:mode: .async), or from the lane itself); "
-          + "send(_:) waits for room. None was dropped.",
-        fileID: "\(file)", line: line))
+    report(
+      .queueBoundExceeded,
+      "the queue of '\(configuration.label)' holds \(depth) items, past its maxQueueDepth "
+        + "(\(configuration.maxQueueDepth ?? 0)): actions were dispatched without waiting for "
+        + "room (dispatch(_:mode: .async), or from the lane itself); send(_:) waits for room. "
+        + "None was dropped.", file: file, line: line)
   }
 
   /// `work`, dispatched by code running on the lane, with its depth and chain (and origin,
@@ -80,27 +78,21 @@ extension Lane {
       return work
     }
     if configuration.reentrancy == .reject {
-      reporter.report(
-        ReportedIssue(
-          kind: .reentrantDispatchRejected,
-          message:
-            "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
-            + "whose re-entrancy policy is .reject; the action was dropped.",
-          fileID: "\(file)", line: line))
+      report(
+        .reentrantDispatchRejected,
+        "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
+          + "whose re-entrancy policy is .reject; the action was dropped.", file: file, line: line)
       return nil
     }
     work.depth = currentDepth + 1
     work.chain = ChainLink(type: currentActionType, parent: currentChain)
     if let inspector = activeInspector { work.origin = origin(inside: inspector, file, line) }
     guard work.depth > configuration.maxChainDepth else { return work }
-    reporter.report(
-      ReportedIssue(
-        kind: .runawayActionChain,
-        message:
-          "an action chain on '\(configuration.label)' grew past maxChainDepth "
-          + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
-          + ChainLink.describe(work.chain, then: type(of: action)),
-        fileID: "\(file)", line: line))
+    report(
+      .runawayActionChain,
+      "an action chain on '\(configuration.label)' grew past maxChainDepth "
+        + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
+        + ChainLink.describe(work.chain, then: type(of: action)), file: file, line: line)
     return nil
   }
 

@@ -9,12 +9,9 @@ import Synchronization
 /// the machine decides, outside that lock: it processes items (reducers, observers, effects), blocks
 /// and wakes callers, and starts the worker queue.
 ///
-/// A synchronous caller that finds the lane idle and nothing queued claims it with one atomic
-/// compare-and-swap and processes its action on its own thread (the shortcut: no lock, no
-/// queue, no allocation). Otherwise its item is queued; it then drains the lane itself when the
-/// lane was idle, or blocks until its action and every action that action caused were
-/// processed, or until a lock holds what is left of them (never longer), or until the lane is
-/// handed to it. A caller that drains stops when its own chain is done and hands the rest on.
+/// Every item comes in through ``submit(_:bypass:completion:file:line:)``, unless its caller
+/// takes the idle lane with the lock-free shortcut (see ``LaneStorage``) and runs it at once;
+/// ``Completion`` says how the caller waits.
 ///
 /// Fields marked "drainer only" are touched only by the thread holding the lane; the lock (or
 /// the shortcut's acquire/release orderings) hands them from one holder to the next.
@@ -131,6 +128,13 @@ final class Lane: @unchecked Sendable {
 
   var reporter: IssueReporter { configuration.reporter ?? .default }
 
+  /// Reports an issue of `kind` to the lane's reporter, at `file`:`line`.
+  func report(
+    _ kind: ReportedIssue.Kind, _ message: String, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    reporter.report(ReportedIssue(kind: kind, message: message, fileID: "\(file)", line: line))
+  }
+
   /// Whether the calling thread holds this lane.
   @inline(__always)
   var isCurrentThreadDraining: Bool {
@@ -179,25 +183,23 @@ final class Lane: @unchecked Sendable {
       // Queued in the item itself: packed when the action is small (see ``QueuedWork``).
       return submit(QueuedWork(action), completion: .none, file: file, line: line)
     }
-    ActionPayload.with(action) { dispatch($0, mode: mode, file: file, line: line) }
+    ActionPayload.with(action) { dispatch($0, file: file, line: line) }
   }
 
-  /// Dispatches the action `payload` points at: through the shortcut when the lane is free,
-  /// boxed and submitted otherwise.
+  /// Dispatches the action `payload` points at synchronously: through the shortcut when the
+  /// lane is free, boxed and submitted otherwise.
   @usableFromInline
-  func dispatch(_ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt) {
-    if mode == .sync, !isShared, storage.tryShortcut() {
+  func dispatch(_ payload: ActionPayload, file: StaticString, line: UInt) {
+    if !isShared, storage.tryShortcut() {
       runShortcut { process(payload) }
       return
     }
-    submit(payload, mode: mode, file: file, line: line)
+    submit(payload, file: file, line: line)
   }
 
   @inline(never)
-  private func submit(
-    _ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt
-  ) {
-    submit(QueuedWork(payload), completion: mode == .sync ? .sync : .none, file: file, line: line)
+  private func submit(_ payload: ActionPayload, file: StaticString, line: UInt) {
+    submit(QueuedWork(payload), completion: .sync, file: file, line: line)
   }
 
   /// Dispatches `action` and resumes once its chain ran, never blocking a thread; with a
@@ -205,10 +207,7 @@ final class Lane: @unchecked Sendable {
   /// action and this node applied it.
   func send(_ action: any Action, file: StaticString, line: UInt) async {
     if isShared, let source = configuration.orderSource { return await source.send(action) }
-    if storage.tryShortcut() {
-      runShortcut { process(boxed: action) }
-      return
-    }
+    if performNow({ process(boxed: action) }) != nil { return }
     if configuration.maxQueueDepth != nil { await waitForCapacity() }
     await withUnsafeContinuation {
       submit(QueuedWork(boxed: action), completion: .resume($0), file: file, line: line)
@@ -266,9 +265,20 @@ final class Lane: @unchecked Sendable {
     return result.withLock { $0 }
   }
 
-  /// ``perform(_:_:_:)`` for a task: resumes once `work` ran; never blocks a thread.
-  func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
-    await withUnsafeContinuation { perform(kind, .resume($0), work) }
+  /// ``perform(_:_:_:)`` for a task: resumes once `body` ran, with its result; never blocks a
+  /// thread.
+  @discardableResult
+  func performAsync<T: Sendable>(
+    _ kind: WorkKind, _ body: @escaping @Sendable () -> T
+  ) async -> T? {
+    let result = Guarded<T?>(nil)
+    await withUnsafeContinuation {
+      perform(kind, .resume($0)) {
+        let value = body()
+        result.withLock { $0 = value }
+      }
+    }
+    return result.withLock { $0 }
   }
 
   // MARK: - Processing
@@ -343,9 +353,7 @@ final class Lane: @unchecked Sendable {
       }
     }
     let vetoed = dropped && !taken
-    if extras.carriesErrors, !vetoed, let error = (action as? any ErrorCarrying)?.error {
-      let event = ErrorEvent(
-        error: error, action: action, source: .action("\(type(of: action))"))
+    if extras.carriesErrors, !vetoed, let event = errorEvent(action) {
       for route in routes where route.slot >= 0 || route.core.hasCatchAll {
         if diverted, route.core.middlewareOutcome.diverts { continue }
         route.core.errors.receive(event)
@@ -371,13 +379,10 @@ final class Lane: @unchecked Sendable {
   private func finishReplacements(_ routes: [Route]) {
     for route in routes {
       guard case .replaced(let replacement) = route.core.middlewareOutcome else { continue }
-      let replacementType = type(of: replacement)
-      let id = ObjectIdentifier(replacementType)
-      if let error = (replacement as? any ErrorCarrying)?.error,
-        route.core.slot(for: id) != nil || route.core.hasCatchAll
+      let id = ObjectIdentifier(type(of: replacement))
+      if route.core.slot(for: id) != nil || route.core.hasCatchAll,
+        let event = errorEvent(replacement)
       {
-        let event = ErrorEvent(
-          error: error, action: replacement, source: .action("\(replacementType)"))
         route.core.errors.receive(event)
         errors.receive(event)
       }
@@ -385,6 +390,12 @@ final class Lane: @unchecked Sendable {
         effects.trigger(registration, action: replacement, runs: !runsNoEffects)
       }
     }
+  }
+
+  /// The report of the error `action` carries, if it carries one.
+  private func errorEvent(_ action: any Action) -> ErrorEvent? {
+    guard let error = (action as? any ErrorCarrying)?.error else { return nil }
+    return ErrorEvent(error: error, action: action, source: .action("\(type(of: action))"))
   }
 
   /// Picks up a new routing table, if any, and frees the cores it no longer names.
