@@ -25,36 +25,41 @@ extension Lane {
       source.submit(action, file: file, line: line)
       return completion.resumeNow()
     }
-    let inside = isCurrentThreadDraining
-    var work = work
-    if inside {
-      guard let chained = chained(work.work, file: file, line: line) else {
-        return completion.resumeNow()
-      }
-      work = QueuedWork(chained)
-    } else if isInspected.load(ordering: .relaxed) {
-      work = inspected(work, file: file, line: line)
+    if isCurrentThreadDraining {
+      return submitInside(work.work, bypass: bypass, completion: completion, file: file, line: line)
     }
+    var work = work
+    if isInspected.load(ordering: .relaxed) { work = inspected(work, file: file, line: line) }
     let waits: Machine.Completion
     switch completion {
     case .none: waits = .none
     case .sync: waits = ThreadContext.drainDepth == 0 ? .block : .noBlock
     case .resume(let continuation): waits = .resume(continuation)
     }
-    guard inside || (!completion.waits && !bypass && configuration.maxQueueDepth != nil) else {
+    guard case .none = waits, !bypass, configuration.maxQueueDepth != nil else {
       return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waits) })
     }
     let (next, overflow) = storage.withMachine { machine in
-      guard inside else {
-        return (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
-      }
-      if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
-      machine.submitInside(work, bypass: bypass, current: currentRoot)
-      return (Machine.SubmitAction.none, machine.takeOverflow())
+      (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
     }
     carryOut(next)
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
-    if inside { completion.resumeNow() }
+  }
+
+  /// ``submit(_:bypass:completion:file:line:)`` from code running on the lane: the item joins
+  /// the running item's chain, and a task waiting for it resumes at once.
+  @inline(never)
+  private func submitInside(
+    _ work: Work, bypass: Bool, completion: Completion, file: StaticString, line: UInt
+  ) {
+    defer { completion.resumeNow() }
+    guard let work = chained(work, file: file, line: line) else { return }
+    let overflow = storage.withMachine { machine in
+      if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
+      machine.submitInside(QueuedWork(work), bypass: bypass, current: currentRoot)
+      return machine.takeOverflow()
+    }
+    if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
   }
 
   /// Reports that the main queue grew past `maxQueueDepth`.
