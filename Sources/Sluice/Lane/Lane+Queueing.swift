@@ -47,13 +47,36 @@ extension Lane {
   }
 
   /// ``submit(_:bypass:completion:file:line:)`` from code running on the lane: the item joins
-  /// the running item's chain, and a task waiting for it resumes at once.
+  /// the running item's chain, and a task waiting for it resumes at once. An action is dropped
+  /// and reported when the lane's re-entrancy is `.reject`, or when its chain grows past
+  /// `maxChainDepth`.
   @inline(never)
   private func submitInside(
     _ work: Work, bypass: Bool, completion: Completion, file: StaticString, line: UInt
   ) {
     defer { completion.resumeNow() }
-    guard let work = chained(work, file: file, line: line) else { return }
+    var work = work
+    work.depth = currentDepth
+    work.chain = currentChain
+    if case .action(let action) = work.kind {
+      guard configuration.reentrancy == .enqueue else {
+        return report(
+          .reentrantDispatchRejected,
+          "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
+            + "whose re-entrancy policy is .reject; the action was dropped.", file: file,
+          line: line)
+      }
+      work.depth += 1
+      work.chain = ChainLink(type: currentActionType, parent: currentChain)
+      if let inspector = activeInspector { work.origin = origin(inside: inspector, file, line) }
+      guard work.depth <= configuration.maxChainDepth else {
+        return report(
+          .runawayActionChain,
+          "an action chain on '\(configuration.label)' grew past maxChainDepth "
+            + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
+            + ChainLink.describe(work.chain, then: type(of: action)), file: file, line: line)
+      }
+    }
     let overflow = storage.withMachine { machine in
       if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
       machine.submitInside(QueuedWork(work), bypass: bypass, current: currentRoot)
@@ -70,35 +93,6 @@ extension Lane {
         + "(\(configuration.maxQueueDepth ?? 0)): actions were dispatched without waiting for "
         + "room (dispatch(_:mode: .async), or from the lane itself); send(_:) waits for room. "
         + "None was dropped.", file: file, line: line)
-  }
-
-  /// `work`, dispatched by code running on the lane, with its depth and chain (and origin,
-  /// while inspected); `nil` when the action is dropped and reported (re-entrancy `.reject`,
-  /// or a chain past `maxChainDepth`).
-  private func chained(_ work: Work, file: StaticString, line: UInt) -> Work? {
-    var work = work
-    guard case .action(let action) = work.kind else {
-      work.depth = currentDepth
-      work.chain = currentChain
-      return work
-    }
-    if configuration.reentrancy == .reject {
-      report(
-        .reentrantDispatchRejected,
-        "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
-          + "whose re-entrancy policy is .reject; the action was dropped.", file: file, line: line)
-      return nil
-    }
-    work.depth = currentDepth + 1
-    work.chain = ChainLink(type: currentActionType, parent: currentChain)
-    if let inspector = activeInspector { work.origin = origin(inside: inspector, file, line) }
-    guard work.depth > configuration.maxChainDepth else { return work }
-    report(
-      .runawayActionChain,
-      "an action chain on '\(configuration.label)' grew past maxChainDepth "
-        + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
-        + ChainLink.describe(work.chain, then: type(of: action)), file: file, line: line)
-    return nil
   }
 
   /// Waits until the main queue is below the bound (``send(_:file:line:)`` with a
