@@ -83,12 +83,10 @@ extension Lane {
     case TransactionError.aborted:
       return .aborted
     case TransactionError.foreignStore:
-      reporter.report(
-        ReportedIssue(
-          kind: .foreignStoreInTransaction,
-          message: "the transaction '\(label)' touched a store on another dispatcher; it was "
-            + "abandoned.",
-          fileID: #fileID, line: #line))
+      report(
+        .foreignStoreInTransaction,
+        "the transaction '\(label)' touched a store on another dispatcher; it was "
+          + "abandoned.")
       return .failed(error)
     default:
       return .failed(error)

@@ -55,12 +55,10 @@ extension Dispatcher {
 extension Lane {
   func settle(file: StaticString, line: UInt) async {
     if EffectRuntime.current == ObjectIdentifier(effects) {
-      reporter.report(
-        ReportedIssue(
-          kind: .settleInsideEffect,
-          message: "settle() was called from inside one of the lane's own effects, where it "
-            + "would wait for itself; it returned at once.",
-          fileID: "\(file)", line: line))
+      report(
+        .settleInsideEffect,
+        "settle() was called from inside one of the lane's own effects, where it "
+          + "would wait for itself; it returned at once.", file: file, line: line)
       return
     }
     while true {
