@@ -54,19 +54,17 @@ public class AnyStore: @unchecked Sendable {
   public func waitFor(_ stores: AnyStore..., file: StaticString = #fileID, line: UInt = #line) {
     for other in stores {
       guard other.anyCore.lane === anyCore.lane else {
-        anyCore.lane.reporter.report(
-          ReportedIssue(
-            kind: .foreignStore,
-            message: "waitFor named a store on another dispatcher; the ordering was ignored.",
-            fileID: "\(file)", line: line))
+        anyCore.lane.report(
+          .foreignStore,
+          "waitFor named a store on another dispatcher; the ordering was ignored.", file: file,
+          line: line)
         continue
       }
       if !anyCore.lane.order(anyCore, after: other.anyCore) {
-        anyCore.lane.reporter.report(
-          ReportedIssue(
-            kind: .storeOrderCycle,
-            message: "waitFor would make an ordering cycle between stores; it was ignored.",
-            fileID: "\(file)", line: line))
+        anyCore.lane.report(
+          .storeOrderCycle,
+          "waitFor would make an ordering cycle between stores; it was ignored.", file: file,
+          line: line)
       }
     }
   }

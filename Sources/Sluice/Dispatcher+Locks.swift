@@ -70,7 +70,7 @@ extension Dispatcher {
     lane.pause(lock)
     if let timeout { lock.arm(timeout: timeout, clock: clock, file: file, line: line) }
     lane.submit(
-      QueuedWork(Lane.Work(kind: .action(action), lock: lock)), mode: .sync, bypass: true,
+      QueuedWork(Lane.Work(kind: .action(action), lock: lock)), bypass: true, completion: .sync,
       file: file, line: line)
     return lock
   }

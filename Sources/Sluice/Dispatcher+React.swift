@@ -44,11 +44,9 @@ extension Dispatcher {
     var seen: Set<ObjectIdentifier> = []
     for store in stores where seen.insert(ObjectIdentifier(store)).inserted {
       guard store.anyCore.lane === lane else {
-        lane.reporter.report(
-          ReportedIssue(
-            kind: .foreignStore,
-            message: "react(to:) named a store on another dispatcher; it was ignored.",
-            fileID: "\(file)", line: line))
+        lane.report(
+          .foreignStore,
+          "react(to:) named a store on another dispatcher; it was ignored.", file: file, line: line)
         continue
       }
       subscriptions.append(store.addMultiReactor(ownerGone: ownerGone, handler: handler))

@@ -55,12 +55,10 @@ extension Dispatcher {
   /// dispatcher alive (see "Identity and lifetime" in ``Dispatcher``).
   public func register<S>(_ store: Store<S>, file: StaticString = #fileID, line: UInt = #line) {
     guard store.core.lane === lane else {
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .foreignStore,
-          message: "register(_:) was given a Store<\(S.self)> of another dispatcher; it was not "
-            + "registered on '\(label)'.",
-          fileID: "\(file)", line: line))
+      lane.report(
+        .foreignStore,
+        "register(_:) was given a Store<\(S.self)> of another dispatcher; it was not "
+          + "registered on '\(label)'.", file: file, line: line)
       return
     }
     if !lane.register(store, key: ObjectIdentifier(S.self)).isNew {
@@ -108,10 +106,9 @@ extension Dispatcher {
   }
 
   private func reportDuplicate<S>(_ type: S.Type, file: StaticString, line: UInt) {
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .duplicateRegistration,
-        message: "\(S.self) is already registered on '\(label)'; the first store was kept.",
-        fileID: "\(file)", line: line))
+    lane.report(
+      .duplicateRegistration,
+      "\(S.self) is already registered on '\(label)'; the first store was kept.", file: file,
+      line: line)
   }
 }

@@ -43,12 +43,9 @@ extension Dispatcher {
     if let outcome = lane.performNow({ lane.runTransaction(label: label, origin: origin, body) }) {
       return outcome
     }
-    let outcome = Guarded<TransactionOutcome?>(nil)
-    await lane.performAsync(.change) {
-      let result = lane.runTransaction(label: label, origin: origin, body)
-      outcome.withLock { $0 = result }
-    }
-    return outcome.withLock { $0 } ?? .queued
+    return await lane.performAsync(.change) {
+      lane.runTransaction(label: label, origin: origin, body)
+    } ?? .queued
   }
 }
 
@@ -86,12 +83,10 @@ extension Lane {
     case TransactionError.aborted:
       return .aborted
     case TransactionError.foreignStore:
-      reporter.report(
-        ReportedIssue(
-          kind: .foreignStoreInTransaction,
-          message: "the transaction '\(label)' touched a store on another dispatcher; it was "
-            + "abandoned.",
-          fileID: #fileID, line: #line))
+      report(
+        .foreignStoreInTransaction,
+        "the transaction '\(label)' touched a store on another dispatcher; it was "
+          + "abandoned.")
       return .failed(error)
     default:
       return .failed(error)

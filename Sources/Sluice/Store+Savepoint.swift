@@ -20,12 +20,10 @@ extension Store {
     if core.lane.refuseOnSharedLane("state rollback") != nil { return }
     core.lane.perform(.change) {
       guard let captured = core.captured else {
-        core.lane.reporter.report(
-          ReportedIssue(
-            kind: .nothingCaptured,
-            message: "rollbackState() on Store<\(State.self)> found no captured state; nothing "
-              + "changed.",
-            fileID: "\(file)", line: line))
+        core.lane.report(
+          .nothingCaptured,
+          "rollbackState() on Store<\(State.self)> found no captured state; nothing "
+            + "changed.", file: file, line: line)
         return
       }
       core.captured = nil

@@ -55,24 +55,20 @@ extension Dispatcher {
 extension Lane {
   func settle(file: StaticString, line: UInt) async {
     if EffectRuntime.current == ObjectIdentifier(effects) {
-      reporter.report(
-        ReportedIssue(
-          kind: .settleInsideEffect,
-          message: "settle() was called from inside one of the lane's own effects, where it "
-            + "would wait for itself; it returned at once.",
-          fileID: "\(file)", line: line))
+      report(
+        .settleInsideEffect,
+        "settle() was called from inside one of the lane's own effects, where it "
+          + "would wait for itself; it returned at once.", file: file, line: line)
       return
     }
-    let settled = Guarded(false)
     while true {
       await effects.waitUntilIdle()
       // Everything queued so far — the effects' dispatches among it — runs before this, and
       // the check runs on the lane, between items: nothing is half processed.
-      await performAsync(.change) { [self] in
-        let idle = effects.inFlight == 0 && queueDepth == 0
-        settled.withLock { $0 = idle }
+      let settled = await performAsync(.change) { [self] in
+        effects.inFlight == 0 && queueDepth == 0
       }
-      if settled.withLock({ $0 }) { return }
+      if settled == true { return }
     }
   }
 }

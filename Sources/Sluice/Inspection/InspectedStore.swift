@@ -40,13 +40,10 @@ extension Dispatcher {
     }
     guard let lane = typed.first?.0.lane else { return [] }
     if let refused = lane.refuseOnSharedLane("state replacement") { throw refused }
-    let done = Guarded<[any InspectedStore]>([])
-    await lane.performAsync(.change) {
-      for (store, state) in typed where store.lane === lane {
-        if store.replaceOnLane(with: state) { done.withLock { $0.append(store) } }
-      }
-    }
-    return done.withLock { $0 }
+    return await lane.performAsync(.change) {
+      typed.filter { store, state in store.lane === lane && store.replaceOnLane(with: state) }
+        .map { $0.0 as any InspectedStore }
+    } ?? []
   }
 }
 
@@ -95,12 +92,7 @@ final class TypedInspectedStore<State: Sendable>: ReplaceableOnLane, @unchecked 
   }
 
   func observers() async -> [InspectedObserver] {
-    let found = Guarded<[InspectedObserver]>([])
-    await lane.performAsync(.query) { [self] in
-      let observers = core?.inspectedObservers() ?? []
-      found.withLock { $0 = observers }
-    }
-    return found.withLock { $0 }
+    await lane.performAsync(.query) { [self] in core?.inspectedObservers() ?? [] } ?? []
   }
 
   func replaceOnLane(with state: any Sendable) -> Bool {

@@ -43,12 +43,7 @@ extension Lane {
   /// turns the shortcut off, so every action is queued with its origin, and makes every store
   /// report every step. Returns `false`, attaching nothing, when another inspector is attached.
   func attachInspector(_ inspector: any LaneInspector) async -> Bool {
-    let attached = Guarded(false)
-    await performAsync(.query) { [self] in
-      let done = attachOnLane(inspector)
-      attached.withLock { $0 = done }
-    }
-    return attached.withLock { $0 }
+    await performAsync(.query) { [self] in attachOnLane(inspector) } ?? false
   }
 
   /// The work of ``attachInspector(_:)``, on the lane.
@@ -88,7 +83,7 @@ extension Lane {
 
   /// Queues the detachment of `inspector` and returns at once (an inspector never stopped goes).
   func detachInspectorLater(_ inspector: any LaneInspector) {
-    performLater { [self] in detachOnLane(inspector) }
+    perform(.query, .none) { [self] in detachOnLane(inspector) }
   }
 
   /// The work of ``detachInspector(_:)``, on the lane.

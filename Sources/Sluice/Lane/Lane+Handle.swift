@@ -1,14 +1,10 @@
 /// The lane's one ``Dispatcher`` and what lives with it: the store registry and the dispatcher's
 /// effects.
 ///
-/// A lane has at most one dispatcher at a time: `current`, held weakly. It is held strongly
-/// (`held`) while a store that is not registered is attached, so `store.dispatcher` is the same
-/// object for as long as the store lives. Registered stores do not count: the registry holds
-/// them, so their hold would be a cycle (dispatcher → registry → store → lane → dispatcher).
-/// When nothing holds the dispatcher any more (the program let go of it and of every store on
-/// it that is not registered), it goes, and its registered stores and effects go with it; a
-/// lane still used after that (through a registered store the program kept, or a running
-/// effect) makes a new dispatcher when asked for one.
+/// A lane has at most one dispatcher at a time: `current`, held weakly, and strongly (`held`)
+/// while a store that is not registered is attached; registered stores do not hold it (the
+/// cycle dispatcher → registry → store → lane → dispatcher). See ``Dispatcher``'s *Identity and
+/// lifetime*.
 struct LaneHandle {
   /// The dispatcher of the lane, if one exists.
   weak var current: Dispatcher?
@@ -127,11 +123,9 @@ extension Lane {
 
   /// Adds the effects of the dispatcher, as one group that goes with the dispatcher.
   func addDispatcherEffects(_ registrations: [EffectRegistration], group: EffectGroup) {
-    let replaced = lock.withLock {
+    rebuildRouting {
       handle.effectGroups.append(group)
       effectRegistrations.append(contentsOf: registrations)
-      return rebuildRoutingLocked()
     }
-    _ = replaced  // Released here, outside the lock.
   }
 }

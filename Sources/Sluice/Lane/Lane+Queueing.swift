@@ -1,5 +1,15 @@
 extension Lane {
-  /// Queues an item, from the lane itself or from outside, and does what the machine says.
+  /// The one way into the lane: queues `work` (an action or lane work, from any thread, the
+  /// lane's own included) and does what the machine says. Callers try the shortcut first where
+  /// it applies (``dispatch(_:mode:file:line:)``, ``send(_:file:line:)``,
+  /// ``perform(_:_:_:)``).
+  ///
+  /// Decided here for every caller: an action on a shared lane goes to its order source; an
+  /// item dispatched by code running on the lane runs after the items queued before it, in the
+  /// chain of the running item (the caller waiting for that chain waits for it too), and a task
+  /// waiting for it resumes at once; an action from outside gets its origin while an inspector
+  /// is attached; a thread that holds another lane never blocks (the holder of this lane could
+  /// be waiting for that one).
   ///
   /// The bound (`maxQueueDepth`), when the dispatcher has one, never makes a dispatch wait and
   /// never drops an action: an asynchronous dispatch that finds the queue full queues its action
@@ -8,23 +18,26 @@ extension Lane {
   /// bound). Back-pressure is `send`'s: it suspends until there is room.
   @usableFromInline
   func submit(
-    _ work: QueuedWork, mode: DispatchMode, bypass: Bool, file: StaticString, line: UInt
+    _ work: QueuedWork, bypass: Bool = false, completion: Completion,
+    file: StaticString = #fileID, line: UInt = #line
   ) {
     if isShared, let source = configuration.orderSource, case .action(let action) = work.work.kind {
-      return source.submit(action, file: file, line: line)
+      source.submit(action, file: file, line: line)
+      return completion.resumeNow()
     }
     if isCurrentThreadDraining {
-      return enqueueFromInside(work.work, bypass: bypass, file: file, line: line)
+      return submitInside(work.work, bypass: bypass, completion: completion, file: file, line: line)
     }
     var work = work
     if isInspected.load(ordering: .relaxed) { work = inspected(work, file: file, line: line) }
-    // A thread that holds another lane must not wait for this one: the holder of this lane
-    // could be waiting for that one.
-    let completion: Machine.Completion =
-      mode == .async ? .none : ThreadContext.drainDepth == 0 ? .block : .noBlock
-    guard mode == .async, !bypass, configuration.maxQueueDepth != nil else {
-      return carryOut(
-        storage.withMachine { $0.submit(work, bypass: bypass, completion: completion) })
+    let waits: Machine.Completion
+    switch completion {
+    case .none: waits = .none
+    case .sync: waits = ThreadContext.drainDepth == 0 ? .block : .noBlock
+    case .resume(let continuation): waits = .resume(continuation)
+    }
+    guard case .none = waits, !bypass, configuration.maxQueueDepth != nil else {
+      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waits) })
     }
     let (next, overflow) = storage.withMachine { machine in
       (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
@@ -33,63 +46,57 @@ extension Lane {
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
   }
 
-  /// Reports that the main queue grew past `maxQueueDepth`.
-  func reportOverflow(depth: Int, file: StaticString, line: UInt) {
-    reporter.report(
-      ReportedIssue(
-        kind: .queueBoundExceeded,
-        message: "the queue of '\(configuration.label)' holds \(depth) items, past its "
-          + "maxQueueDepth (\(configuration.maxQueueDepth ?? 0)): actions were dispatched "
-          + "without waiting for room (dispatch(_:mode: .async), or from the lane itself); "
-          + "send(_:) waits for room. None was dropped.",
-        fileID: "\(file)", line: line))
-  }
-
-  /// Queues an item dispatched by code running on the lane (a reducer, middleware, observer or
-  /// lane work): it runs after the items queued before it, and the caller that waits for the
-  /// running item's chain waits for it too.
-  func enqueueFromInside(
-    _ work: Work, bypass toBypass: Bool = false, file: StaticString, line: UInt
+  /// ``submit(_:bypass:completion:file:line:)`` from code running on the lane: the item joins
+  /// the running item's chain, and a task waiting for it resumes at once. An action is dropped
+  /// and reported when the lane's re-entrancy is `.reject`, or when its chain grows past
+  /// `maxChainDepth`.
+  @inline(never)
+  private func submitInside(
+    _ work: Work, bypass: Bool, completion: Completion, file: StaticString, line: UInt
   ) {
+    defer { completion.resumeNow() }
     var work = work
+    work.depth = currentDepth
+    work.chain = currentChain
     if case .action(let action) = work.kind {
-      if configuration.reentrancy == .reject {
-        reporter.report(
-          ReportedIssue(
-            kind: .reentrantDispatchRejected,
-            message:
-              "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
-              + "whose re-entrancy policy is .reject; the action was dropped.",
-            fileID: "\(file)", line: line))
-        return
+      guard configuration.reentrancy == .enqueue else {
+        return report(
+          .reentrantDispatchRejected,
+          "\(type(of: action)) was dispatched from inside the lane '\(configuration.label)', "
+            + "whose re-entrancy policy is .reject; the action was dropped.", file: file,
+          line: line)
       }
-      work.depth = currentDepth + 1
+      work.depth += 1
       work.chain = ChainLink(type: currentActionType, parent: currentChain)
       if let inspector = activeInspector { work.origin = origin(inside: inspector, file, line) }
-      if work.depth > configuration.maxChainDepth {
-        reporter.report(
-          ReportedIssue(
-            kind: .runawayActionChain,
-            message:
-              "an action chain on '\(configuration.label)' grew past maxChainDepth "
-              + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
-              + ChainLink.describe(work.chain, then: type(of: action)),
-            fileID: "\(file)", line: line))
-        return
+      guard work.depth <= configuration.maxChainDepth else {
+        return report(
+          .runawayActionChain,
+          "an action chain on '\(configuration.label)' grew past maxChainDepth "
+            + "(\(configuration.maxChainDepth)); \(type(of: action)) was dropped. Chain: "
+            + ChainLink.describe(work.chain, then: type(of: action)), file: file, line: line)
       }
-    } else {
-      work.depth = currentDepth
-      work.chain = currentChain
     }
     let overflow = storage.withMachine { machine in
       if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
-      machine.submitInside(QueuedWork(work), bypass: toBypass, current: currentRoot)
+      machine.submitInside(QueuedWork(work), bypass: bypass, current: currentRoot)
       return machine.takeOverflow()
     }
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
   }
 
-  /// Waits until the main queue is below the bound (``send(_:)`` with a `maxQueueDepth`).
+  /// Reports that the main queue grew past `maxQueueDepth`.
+  private func reportOverflow(depth: Int, file: StaticString, line: UInt) {
+    report(
+      .queueBoundExceeded,
+      "the queue of '\(configuration.label)' holds \(depth) items, past its maxQueueDepth "
+        + "(\(configuration.maxQueueDepth ?? 0)): actions were dispatched without waiting for "
+        + "room (dispatch(_:mode: .async), or from the lane itself); send(_:) waits for room. "
+        + "None was dropped.", file: file, line: line)
+  }
+
+  /// Waits until the main queue is below the bound (``send(_:file:line:)`` with a
+  /// `maxQueueDepth`).
   func waitForCapacity() async {
     while !storage.peek({ $0.hasRoom }) {
       await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in

@@ -114,11 +114,7 @@ extension Lane {
   /// Adds effect registrations to the routing table.
   func addEffects(_ registrations: [EffectRegistration]) {
     guard !registrations.isEmpty else { return }
-    let replaced = lock.withLock {
-      effectRegistrations.append(contentsOf: registrations)
-      return rebuildRoutingLocked()
-    }
-    _ = replaced  // Released here, outside the lock.
+    rebuildRouting { effectRegistrations.append(contentsOf: registrations) }
   }
 
   /// Removes a group of effect registrations and cancels its runs in flight.
@@ -137,9 +133,14 @@ extension Lane {
     effects.cancel(group: group)
   }
 
-  func rebuildRouting() {
-    let replaced = lock.withLock { rebuildRoutingLocked() }
-    _ = replaced  // Released here, outside the lock.
+  /// Makes `change` under `lock` and rebuilds the routing table; the table it replaces (whose
+  /// effect registrations hold closures the user wrote) is released after the lock.
+  func rebuildRouting(after change: () -> Void = {}) {
+    let replaced = lock.withLock {
+      change()
+      return rebuildRoutingLocked()
+    }
+    _ = replaced
   }
 
   /// Declares that `core` reduces every action after `other`. Returns `false` (and changes

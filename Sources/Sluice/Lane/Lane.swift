@@ -9,12 +9,9 @@ import Synchronization
 /// the machine decides, outside that lock: it processes items (reducers, observers, effects), blocks
 /// and wakes callers, and starts the worker queue.
 ///
-/// A synchronous caller that finds the lane idle and nothing queued claims it with one atomic
-/// compare-and-swap and processes its action on its own thread (the shortcut: no lock, no
-/// queue, no allocation). Otherwise its item is queued; it then drains the lane itself when the
-/// lane was idle, or blocks until its action and every action that action caused were
-/// processed, or until a lock holds what is left of them (never longer), or until the lane is
-/// handed to it. A caller that drains stops when its own chain is done and hands the rest on.
+/// Every item comes in through ``submit(_:bypass:completion:file:line:)``, unless its caller
+/// takes the idle lane with the lock-free shortcut (see ``LaneStorage``) and runs it at once;
+/// ``Completion`` says how the caller waits.
 ///
 /// Fields marked "drainer only" are touched only by the thread holding the lane; the lock (or
 /// the shortcut's acquire/release orderings) hands them from one holder to the next.
@@ -131,6 +128,13 @@ final class Lane: @unchecked Sendable {
 
   var reporter: IssueReporter { configuration.reporter ?? .default }
 
+  /// Reports an issue of `kind` to the lane's reporter, at `file`:`line`.
+  func report(
+    _ kind: ReportedIssue.Kind, _ message: String, file: StaticString = #fileID, line: UInt = #line
+  ) {
+    reporter.report(ReportedIssue(kind: kind, message: message, fileID: "\(file)", line: line))
+  }
+
   /// Whether the calling thread holds this lane.
   @inline(__always)
   var isCurrentThreadDraining: Bool {
@@ -146,7 +150,30 @@ final class Lane: @unchecked Sendable {
   /// The number of locks held.
   var lockCount: Int { storage.peek { $0.locks.count } }
 
-  // MARK: - Dispatch
+  // MARK: - The way in
+
+  /// How the caller of ``submit(_:bypass:completion:file:line:)`` waits for its item's chain.
+  @usableFromInline
+  enum Completion {
+    /// It does not: the item is queued (an asynchronous dispatch, housekeeping).
+    case none
+    /// As a synchronous dispatch (S2): the calling thread drains the lane when it is idle, or
+    /// blocks until its chain ran or a lock holds what is left of it; a thread that holds
+    /// another lane never blocks.
+    case sync
+    /// The calling task resumes this once its chain ran; no thread blocks.
+    case resume(UnsafeContinuation<Void, Never>)
+
+    var waits: Bool {
+      if case .none = self { return false }
+      return true
+    }
+
+    /// Resumes the waiting task, if any, now: its item did not wait in this lane's queue.
+    func resumeNow() {
+      if case .resume(let continuation) = self { continuation.resume() }
+    }
+  }
 
   /// Dispatches `action`: hands it to the lane by reference (see ``ActionPayload``), so the
   /// shortcut never boxes it.
@@ -154,83 +181,69 @@ final class Lane: @unchecked Sendable {
   func dispatch<A: Action>(_ action: A, mode: DispatchMode, file: StaticString, line: UInt) {
     if mode == .async {
       // Queued in the item itself: packed when the action is small (see ``QueuedWork``).
-      return submit(QueuedWork(action), mode: .async, bypass: false, file: file, line: line)
+      return submit(QueuedWork(action), completion: .none, file: file, line: line)
     }
-    ActionPayload.with(action) { dispatch($0, mode: mode, file: file, line: line) }
+    ActionPayload.with(action) { dispatch($0, file: file, line: line) }
   }
 
-  /// Dispatches the action `payload` points at.
+  /// Dispatches the action `payload` points at synchronously: through the shortcut when the
+  /// lane is free, boxed and submitted otherwise.
   @usableFromInline
-  func dispatch(_ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt) {
-    if isShared { return submitToOrderSource(payload, file: file, line: line) }
-    if mode == .sync, storage.tryShortcut() {
+  func dispatch(_ payload: ActionPayload, file: StaticString, line: UInt) {
+    if !isShared, storage.tryShortcut() {
       runShortcut { process(payload) }
       return
     }
-    submit(payload, mode: mode, file: file, line: line)
+    submit(payload, file: file, line: line)
   }
 
-  /// Hands the action `payload` points at to the shared lane's outbox.
   @inline(never)
-  private func submitToOrderSource(_ payload: ActionPayload, file: StaticString, line: UInt) {
-    configuration.orderSource?.submit(payload.boxed(), file: file, line: line)
+  private func submit(_ payload: ActionPayload, file: StaticString, line: UInt) {
+    submit(QueuedWork(payload), completion: .sync, file: file, line: line)
   }
 
-  /// Queues the action `payload` points at (boxed: the queue keeps it).
-  @inline(never)
-  private func submit(
-    _ payload: ActionPayload, mode: DispatchMode, file: StaticString, line: UInt
-  ) {
-    submit(QueuedWork(payload), mode: mode, bypass: false, file: file, line: line)
-  }
-
+  /// Dispatches `action` and resumes once its chain ran, never blocking a thread; with a
+  /// `maxQueueDepth`, first waits for room. On a shared lane, resumes once the log took the
+  /// action and this node applied it.
   func send(_ action: any Action, file: StaticString, line: UInt) async {
     if isShared, let source = configuration.orderSource { return await source.send(action) }
-    if storage.tryShortcut() {
-      runShortcut { process(boxed: action) }
-      return
-    }
+    if performNow({ process(boxed: action) }) != nil { return }
     if configuration.maxQueueDepth != nil { await waitForCapacity() }
-    if isCurrentThreadDraining {
-      // Unreachable in practice (a lane's thread runs synchronous code), but never block.
-      return enqueueFromInside(Work(kind: .action(action)), file: file, line: line)
-    }
-    var queued = QueuedWork(boxed: action)
-    if isInspected.load(ordering: .relaxed) { queued = inspected(queued, file: file, line: line) }
-    await submitResuming(queued, bypass: false)
-  }
-
-  /// Queues `work` from outside the lane and suspends until its chain ran; never blocks a
-  /// thread.
-  private func submitResuming(_ work: QueuedWork, bypass: Bool) async {
-    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-      carryOut(
-        storage.withMachine { $0.submit(work, bypass: bypass, completion: .resume(continuation)) })
+    await withUnsafeContinuation {
+      submit(QueuedWork(boxed: action), completion: .resume($0), file: file, line: line)
     }
   }
 
-  /// What kind of lane work ``perform(_:_:)`` runs.
+  /// What kind of lane work ``perform(_:_:_:)`` runs.
   enum WorkKind {
-    /// Registration or a query: runs at once when the caller holds the lane, and is not held by
-    /// locks.
+    /// Registration, a query or housekeeping: runs at once when the caller holds the lane and
+    /// waits, and is not held by locks.
     case query
     /// A change of state (a reset, a transaction): queued after the current step when the caller
     /// holds the lane, and held by locks like an action.
     case change
   }
 
-  /// Runs `work` on the lane, as a synchronous dispatch would.
-  func perform(_ kind: WorkKind = .query, _ work: @escaping @Sendable () -> Void) {
-    if isCurrentThreadDraining, kind == .query { return work() }
-    if storage.tryShortcut() { return runShortcut(work) }
-    submit(
-      QueuedWork(Work(kind: .work(work))), mode: .sync, bypass: kind == .query, file: #fileID,
-      line: #line)
+  /// Runs `work` on the lane: through the shortcut when the lane is free and the caller waits,
+  /// submitted otherwise (with `completion` `.none`: after the current item, never on the
+  /// caller's thread).
+  func perform(
+    _ kind: WorkKind = .query, _ completion: Completion = .sync,
+    _ work: @escaping @Sendable () -> Void
+  ) {
+    if completion.waits {
+      if kind == .query, isCurrentThreadDraining {
+        work()
+        return completion.resumeNow()
+      }
+      if performNow(work) != nil { return completion.resumeNow() }
+    }
+    submit(QueuedWork(Work(kind: .work(work))), bypass: kind == .query, completion: completion)
   }
 
-  /// Runs `body` at once when the lane is free and takes it (the shortcut, as a synchronous
-  /// dispatch does), and returns its result; returns `nil`, running nothing, when the lane is
-  /// held, paused or has work queued. Unlike ``performReturning(_:_:)`` it allocates nothing.
+  /// Runs `body` through the shortcut when the lane is free, and returns its result; returns
+  /// `nil`, running nothing, when the lane is held, paused or has work queued. Allocates
+  /// nothing.
   func performNow<T>(_ body: () -> T) -> T? {
     guard storage.tryShortcut() else { return nil }
     var result: T?
@@ -238,9 +251,9 @@ final class Lane: @unchecked Sendable {
     return result
   }
 
-  /// Runs `body` on the lane like ``perform(_:_:)`` and returns its result, or `nil` when the
-  /// work was queued instead of run (the caller holds another lane and this one is busy, or the
-  /// lane is paused and `kind` is `.change`).
+  /// ``perform(_:_:_:)`` that returns `body`'s result, or `nil` when the work was queued
+  /// instead of run (the caller holds another lane and this one is busy, or the lane is paused
+  /// and `kind` is `.change`).
   func performReturning<T: Sendable>(
     _ kind: WorkKind = .query, _ body: @escaping @Sendable () -> T
   ) -> T? {
@@ -252,18 +265,20 @@ final class Lane: @unchecked Sendable {
     return result.withLock { $0 }
   }
 
-  /// Queues lane housekeeping (sweeps) to run after the current item; never waits, and is not
-  /// held by locks.
-  func performLater(_ work: @escaping @Sendable () -> Void) {
-    submit(
-      QueuedWork(Work(kind: .work(work))), mode: .async, bypass: true, file: #fileID, line: #line)
-  }
-
-  /// Runs `work` on the lane and resumes once it ran; never blocks a thread.
-  func performAsync(_ kind: WorkKind, _ work: @escaping @Sendable () -> Void) async {
-    if isCurrentThreadDraining, kind == .query { return work() }
-    if storage.tryShortcut() { return runShortcut(work) }
-    await submitResuming(QueuedWork(Work(kind: .work(work))), bypass: kind == .query)
+  /// ``perform(_:_:_:)`` for a task: resumes once `body` ran, with its result; never blocks a
+  /// thread.
+  @discardableResult
+  func performAsync<T: Sendable>(
+    _ kind: WorkKind, _ body: @escaping @Sendable () -> T
+  ) async -> T? {
+    let result = Guarded<T?>(nil)
+    await withUnsafeContinuation {
+      perform(kind, .resume($0)) {
+        let value = body()
+        result.withLock { $0 = value }
+      }
+    }
+    return result.withLock { $0 }
   }
 
   // MARK: - Processing
@@ -338,9 +353,7 @@ final class Lane: @unchecked Sendable {
       }
     }
     let vetoed = dropped && !taken
-    if extras.carriesErrors, !vetoed, let error = (action as? any ErrorCarrying)?.error {
-      let event = ErrorEvent(
-        error: error, action: action, source: .action("\(type(of: action))"))
+    if extras.carriesErrors, !vetoed, let event = errorEvent(action) {
       for route in routes where route.slot >= 0 || route.core.hasCatchAll {
         if diverted, route.core.middlewareOutcome.diverts { continue }
         route.core.errors.receive(event)
@@ -366,13 +379,10 @@ final class Lane: @unchecked Sendable {
   private func finishReplacements(_ routes: [Route]) {
     for route in routes {
       guard case .replaced(let replacement) = route.core.middlewareOutcome else { continue }
-      let replacementType = type(of: replacement)
-      let id = ObjectIdentifier(replacementType)
-      if let error = (replacement as? any ErrorCarrying)?.error,
-        route.core.slot(for: id) != nil || route.core.hasCatchAll
+      let id = ObjectIdentifier(type(of: replacement))
+      if route.core.slot(for: id) != nil || route.core.hasCatchAll,
+        let event = errorEvent(replacement)
       {
-        let event = ErrorEvent(
-          error: error, action: replacement, source: .action("\(replacementType)"))
         route.core.errors.receive(event)
         errors.receive(event)
       }
@@ -380,6 +390,12 @@ final class Lane: @unchecked Sendable {
         effects.trigger(registration, action: replacement, runs: !runsNoEffects)
       }
     }
+  }
+
+  /// The report of the error `action` carries, if it carries one.
+  private func errorEvent(_ action: any Action) -> ErrorEvent? {
+    guard let error = (action as? any ErrorCarrying)?.error else { return nil }
+    return ErrorEvent(error: error, action: action, source: .action("\(type(of: action))"))
   }
 
   /// Picks up a new routing table, if any, and frees the cores it no longer names.

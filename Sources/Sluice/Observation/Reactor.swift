@@ -147,12 +147,10 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
     }
     guard current.mayContain(path: path, open: open) else {
       unknownDotted.insert(path)
-      lane.reporter.report(
-        ReportedIssue(
-          kind: .unknownPath,
-          message: "the dotted path '\(path)' names nothing in Store<\(State.self)>'s state; "
-            + "the query is ignored.",
-          fileID: "\(file)", line: line))
+      lane.report(
+        .unknownPath,
+        "the dotted path '\(path)' names nothing in Store<\(State.self)>'s state; "
+          + "the query is ignored.", file: file, line: line)
       return nil
     }
     dotted[path] = DottedQuery(last: current[path: path])
@@ -175,24 +173,21 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
 
   /// Reports a reaction used after the call it was made for; it answered nothing.
   func reportUseAfterCall(_ use: String, file: StaticString, line: UInt) {
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .reactionUsedAfterItsCall,
-        message: "a Reaction<\(State.self)> was used (\(use)) after the reactor call it was "
-          + "made for returned; it answered nothing. Copy what you need out of the call.",
-        fileID: "\(file)", line: line))
+    lane.report(
+      .reactionUsedAfterItsCall,
+      "a Reaction<\(State.self)> was used (\(use)) after the reactor call it was "
+        + "made for returned; it answered nothing. Copy what you need out of the call.", file: file,
+      line: line)
   }
 
   private func reportUnencodable(_ error: (any Error)? = nil) {
     guard !reportedUnencodable else { return }
     reportedUnencodable = true
     let reason = error.map { " could not be encoded: \($0)" } ?? " is not Encodable"
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .unencodableState,
-        message: "dotted-path reactions need an encodable state; Store<\(State.self)>'s"
-          + reason + ".",
-        fileID: #fileID, line: #line))
+    lane.report(
+      .unencodableState,
+      "dotted-path reactions need an encodable state; Store<\(State.self)>'s"
+        + reason + ".")
   }
 
   private func query(for path: AnyKeyPath) -> Query? {

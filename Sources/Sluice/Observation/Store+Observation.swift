@@ -263,11 +263,7 @@ extension Store {
   /// Deferred, the observer receives the state after the step, then every later change.
   func registerObserver(_ work: @escaping @Sendable () -> Void) {
     let lane = core.lane
-    if lane.isCurrentThreadDraining {
-      lane.performLater(work)
-    } else {
-      lane.perform(.query, work)
-    }
+    lane.perform(.query, lane.isCurrentThreadDraining ? .none : .sync, work)
   }
 
   /// A subscription that cancels `gate`, then has the lane sweep the dead entries out.
@@ -282,7 +278,7 @@ extension Store {
     Subscription(cancelsOnDeinit: cancelsOnDeinit) {
       [lane = core.lane, coreID = ObjectIdentifier(core)] in
       let waited = gate.cancel()
-      lane.performLater { lane.core(coreID)?.sweepObservers() }
+      lane.perform(.query, .none) { lane.core(coreID)?.sweepObservers() }
       if !waited {
         lane.reporter.report(Subscription.cancelWaitedTooLong(for: "Store<\(State.self)>"))
       }

@@ -31,15 +31,12 @@ extension Store {
     _ action: some Action, marker: @escaping @Sendable (Bool) -> Void
   ) async -> [EffectTask] {
     let lane = core.lane
-    let started = Guarded<[EffectTask]>([])
-    await lane.performAsync(.change) {
+    return await lane.performAsync(.change) {
       marker(true)
       let first = lane.effects.nextStartToken
       lane.process(boxed: action)
       marker(false)
-      let tasks = lane.effects.tasks(startedFrom: first)
-      started.withLock { $0 = tasks }
-    }
-    return started.withLock { $0 }
+      return lane.effects.tasks(startedFrom: first)
+    } ?? []
   }
 }

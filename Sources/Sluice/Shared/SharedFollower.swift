@@ -41,20 +41,18 @@ struct SharedFollower: Sendable {
     guard let snapshots, let latest = try await snapshots.latestSnapshot(of: name),
       parts.keys.allSatisfy({ latest.states[$0] != nil })
     else { return (0, [:]) }
-    let failure = Guarded<(any Error)?>(nil)
     let parts = self.parts
-    await lane.performAsync(.change) {
+    let failure = await lane.performAsync(.change) { () -> (any Error)? in
       do {
         for (name, part) in parts {
           if let data = latest.states[name] { try part.restore(data) }
         }
+        return nil
       } catch {
-        failure.withLock { $0 = error }
+        return error
       }
     }
-    if let error = failure.withLock({ $0 }) {
-      throw SharedLaneError(.unusableSnapshot("\(error)"))
-    }
+    if let error = failure ?? nil { throw SharedLaneError(.unusableSnapshot("\(error)")) }
     return (latest.sequence, latest.origins)
   }
 

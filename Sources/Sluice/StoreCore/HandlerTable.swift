@@ -19,17 +19,9 @@ struct HandlerTable<State>: Sendable {
     for case .typed(let id, _) in reducer.entries where !order.contains(id) { order.append(id) }
     let typed = order.map { type in
       SlotHandlers(
-        reducer.entries.filter { entry in
-          switch entry {
-          case .typed(let id, _): return id == type
-          case .any: return true
-          }
-        })
+        reducer.entries.filter { if case .typed(let id, _) = $0 { id == type } else { true } })
     }
-    let catchAllEntries = reducer.entries.filter {
-      if case .any = $0 { return true }
-      return false
-    }
+    let catchAllEntries = reducer.entries.filter { if case .any = $0 { true } else { false } }
     let catchAllHandlers = SlotHandlers(catchAllEntries)
     owned = typed + [catchAllHandlers]
     slots = typed.map { Unmanaged.passUnretained($0) }

@@ -50,9 +50,8 @@ extension StoreCore {
     _ = mirrored.compareExchange(expected: 0, desired: 1, ordering: .relaxed)
   }
 
-  /// Copies `current` and lets `lock` go (the caller holds it); when the caller is a reducer,
-  /// the store is on a lane another thread may hold and nothing is published, mirrors the
-  /// store and publishes `current` now.
+  /// Copies `current` and lets `lock` go (the caller holds it); mirrors the store for a reducer
+  /// of another lane (see above).
   private func readHoldingLock() -> State {
     let value = current
     guard ReducerContext.isInsideReducer, published == nil, !lane.isCurrentThreadDraining else {
@@ -80,38 +79,28 @@ extension StoreCore {
   /// The published state, if there is one.
   func readPublished() -> State? { publishedLock.withLock { published } }
 
-  /// A read from inside one of the store's own reducers, on this thread: waiting would never
-  /// end.
+  /// A read from inside one of the store's own reducers, on this thread (see above).
   private func readInsideOwnReducer() -> State {
     let published = readPublished()
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .stateReadInsideReducer,
-        message:
-          "Store<\(State.self)>.state was read from inside one of its own reducers (or code "
-          + "it calls, such as a deinit); use the state the reducer receives. "
-          + (published == nil
-            ? "The initial state was returned instead."
-            : "The state before the running step was returned instead."),
-        fileID: #fileID, line: #line))
+    lane.report(
+      .stateReadInsideReducer,
+      "Store<\(State.self)>.state was read from inside one of its own reducers (or code "
+        + "it calls, such as a deinit); use the state the reducer receives. "
+        + (published == nil
+          ? "The initial state was returned instead."
+          : "The state before the running step was returned instead."))
     return published ?? initialState
   }
 
-  /// A read from inside a reducer, of a store of another lane whose lock another thread holds,
-  /// with nothing published: waiting could close a cycle (or wait for that lane's reducers
-  /// without end), so it mirrors the store and returns the initial state; the first such read
-  /// of the store is reported (`mirrored` becomes 2).
+  /// Point 4 above; the first such read of the store is reported (`mirrored` becomes 2).
   private func readInsideBusyStore() -> State {
     guard mirrored.exchange(2, ordering: .relaxed) != 2 else { return initialState }
-    lane.reporter.report(
-      ReportedIssue(
-        kind: .stateReadCycle,
-        message:
-          "Store<\(State.self)>.state was read from a reducer while another thread held the "
-          + "store (its reducer, mostly), before the store had published a state. The initial "
-          + "state was returned instead of waiting (the wait could be a cycle: a deadlock). "
-          + "Until its running step ends, such reads get the initial state (reported once).",
-        fileID: #fileID, line: #line))
+    lane.report(
+      .stateReadCycle,
+      "Store<\(State.self)>.state was read from a reducer while another thread held the "
+        + "store (its reducer, mostly), before the store had published a state. The initial "
+        + "state was returned instead of waiting (the wait could be a cycle: a deadlock). "
+        + "Until its running step ends, such reads get the initial state (reported once).")
     return initialState
   }
 

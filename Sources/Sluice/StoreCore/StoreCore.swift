@@ -51,6 +51,11 @@ class AnyStoreCore: @unchecked Sendable {
   /// running reducer from a reader's short hold of the lock.
   @usableFromInline let reducingThread = Atomic<UInt>(0)
 
+  /// Traps: ``StoreCore``, the only subclass, overrides every member that calls this.
+  func abstract(_ member: String = #function) -> Never {
+    preconditionFailure("internal inconsistency: AnyStoreCore.\(member) is abstract")
+  }
+
   @usableFromInline
   init(
     lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool,
@@ -76,58 +81,38 @@ class AnyStoreCore: @unchecked Sendable {
 
   /// Reduces a transaction's action into the staged state, or after the running update's body
   /// (lane only; the store is staged).
-  func reduceInTransaction(_ action: any Action, slot: Int) {
-    preconditionFailure("internal inconsistency: AnyStoreCore.reduceInTransaction is abstract")
-  }
+  func reduceInTransaction(_ action: any Action, slot: Int) { abstract() }
 
   var receivesEveryAction: Bool { hasCatchAll || extras.load(ordering: .relaxed) > 0 }
 
-  func slot(for type: ObjectIdentifier) -> Int? {
-    preconditionFailure("internal inconsistency: AnyStoreCore.slot is abstract")
-  }
+  func slot(for type: ObjectIdentifier) -> Int? { abstract() }
 
   /// The store as an attached inspector sees it; `nil` when none is attached (under the lane's
   /// lock, or lane only).
-  var inspectedStore: InspectedStore? {
-    preconditionFailure("internal inconsistency: AnyStoreCore.inspectedStore is abstract")
-  }
+  var inspectedStore: InspectedStore? { abstract() }
 
   /// Makes the store report every step to `inspector` (under the lane's lock, on the lane or
   /// before the store is routed to).
-  func installInspection(_ inspector: any LaneInspector) {
-    preconditionFailure("internal inconsistency: AnyStoreCore.installInspection is abstract")
-  }
+  func installInspection(_ inspector: any LaneInspector) { abstract() }
 
   /// Forgets the inspector's view of the store and returns the id of the recorder to remove
   /// (under the lane's lock, on the lane); `nil` when the store was not inspected.
-  func takeInspectionLocked() -> Int? {
-    preconditionFailure("internal inconsistency: AnyStoreCore.takeInspectionLocked is abstract")
-  }
+  func takeInspectionLocked() -> Int? { abstract() }
 
   /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
-  func sweepObservers() {
-    preconditionFailure("internal inconsistency: AnyStoreCore.sweepObservers is abstract")
-  }
+  func sweepObservers() { abstract() }
 
   /// The slot of the catch-all handlers, when the store has any.
-  var catchAllSlot: Int? {
-    preconditionFailure("internal inconsistency: AnyStoreCore.catchAllSlot is abstract")
-  }
+  var catchAllSlot: Int? { hasCatchAll ? -1 : nil }
 
   /// A copy of the state to compare with later, or `nil` when the state is not `Equatable`.
-  func snapshot() -> Any? {
-    preconditionFailure("internal inconsistency: AnyStoreCore.snapshot is abstract")
-  }
+  func snapshot() -> Any? { abstract() }
 
   /// Whether the state differs from `snapshot` (always `true` without a snapshot).
-  func differs(from snapshot: Any?) -> Bool {
-    preconditionFailure("internal inconsistency: AnyStoreCore.differs is abstract")
-  }
+  func differs(from snapshot: Any?) -> Bool { abstract() }
 
   /// Removes the middleware registered under `id` (lane only).
-  func removeMiddleware(id: Int) {
-    preconditionFailure("internal inconsistency: AnyStoreCore.removeMiddleware is abstract")
-  }
+  func removeMiddleware(id: Int) { abstract() }
 }
 
 /// A store's state, handlers, observers and middleware.
@@ -423,8 +408,6 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       lane.rebuildRouting()
     }
   }
-
-  override var catchAllSlot: Int? { table.hasCatchAll ? -1 : nil }
 
   override func reduceInTransaction(_ action: any Action, slot: Int) {
     guard !isUpdatingStaged else {

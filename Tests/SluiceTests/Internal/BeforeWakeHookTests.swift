@@ -105,7 +105,7 @@ import Testing
         lane.arm(hook)
         let queued = ObsEvent()
         Thread {
-          lane.performLater {
+          lane.perform(.query, .none) {
             inLaneWork.signal()
             _ = letLaneWorkGo.waitBlocking(timeout: hangGuardSeconds)
           }
