@@ -41,6 +41,19 @@ struct ChunkedQueue<Element> {
     return storage.popFirst()
   }
 
+  /// Appends to `buffer` copies of the elements at the front, up to `limit` and while
+  /// `include` accepts them, from the first chunk only.
+  @inline(__always)
+  func copyFront(upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool) {
+    guard let base = storage.headBase else { return }
+    let end = storage.chunks.count == 1 ? storage.tailUsed : storage.headCapacity
+    var position = storage.head
+    while position < end, buffer.count < limit, include(base[position]) {
+      buffer.append(base[position])
+      position += 1
+    }
+  }
+
   /// Calls `body` on every element, front to back, letting it change the element in place.
   @inline(__always)
   mutating func updateEach(_ body: (inout Element) -> Void) {

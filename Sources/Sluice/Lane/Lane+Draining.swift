@@ -60,15 +60,25 @@ extension Lane {
   /// as retired, and the routes it had cached to them.
   typealias Leftovers = (retired: [AnyStoreCore], forgotten: ForgottenRoutes)
 
-  /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
-  /// being the drainer before the lane is free for anybody else, and the cores the machine
-  /// hands back as retired, with the routes cached to them, go to `leftovers`, for release
-  /// after the lock.
+  /// The most items a drainer runs per transition of the machine: the item it is given and the
+  /// items of its chain queued right after it (``LaneStateMachine/lend(after:upTo:into:)``).
+  static var batchLimit: Int { 64 }
+
+  /// One transition of the drainer, under the lock. When it is given an item, the items of its
+  /// chain queued after it are lent into `batch` (empty before). When the drainer lets go, the
+  /// thread stops being the drainer before the lane is free for anybody else, and the cores the
+  /// machine hands back as retired, with the routes cached to them, go to `leftovers`, for
+  /// release after the lock.
   private func transition(
-    _ leftovers: inout Leftovers?, _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
+    _ leftovers: inout Leftovers?, _ batch: inout [Item],
+    _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
   ) -> (Machine.Wake, Machine.Step) {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
+      if case .run(let item) = step {
+        machine.lend(after: item, upTo: Self.batchLimit - 1, into: &batch)
+        return (wake, step)
+      }
       guard case .stop(_, let retired) = step else { return (wake, step) }
       if !retired.isEmpty { leftovers = (retired, forgetRoutes()) }
       endDrain()
@@ -79,26 +89,41 @@ extension Lane {
   /// Runs items from the transition `first` on until the machine says stop; the calling thread
   /// is the drainer. Only what each transition hands back crosses the loop (what a stop leaves
   /// is kept aside): copying more cost `queue.async1m` about 100 instructions per action.
+  ///
+  /// After an item, it runs the items it was lent with it (its batch) while no hook is armed
+  /// and the machine does not ask it to stop (one atomic load per item), then tells the machine
+  /// how many ran. The copies of the batch are dropped after the lock: the queue's own copies
+  /// leave it under the lock, so they are never the last.
   private func drain(_ first: (inout Machine) -> (Machine.Wake, Machine.Step)) {
     var leftovers: Leftovers?
-    var (wake, step) = transition(&leftovers, first)
+    var batch: [Item] = []
+    var ranBatch: [Item] = []
+    var (wake, step) = transition(&leftovers, &batch, first)
     while true {
       if !wake.isEmpty { storage.wake(wake) }
       switch consume step {
       case .run(let item):
         run(item)
+        var ran = 0
+        while ran < batch.count, armedHooks.isEmpty, !storage.batchStopped {
+          run(batch[ran])
+          ran += 1
+        }
         let hooksArmed = !armedHooks.isEmpty
-        (wake, step) = transition(&leftovers) { machine in
+        swap(&batch, &ranBatch)
+        (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.finish(item, hooksArmed: hooksArmed)
+          if !ranBatch.isEmpty { wake.formUnion(machine.finishLent(ran: ran)) }
           let (more, step) = machine.next()
           wake.formUnion(more)
           return (wake, step)
         }
+        ranBatch.removeAll(keepingCapacity: true)
       case .runHooks:
         // Before whoever waits is woken, and before the lane is let go: once per chain when
         // its end wakes its caller, not once per item.
         runArmedHooks()
-        (wake, step) = transition(&leftovers) { machine in
+        (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.hooksRan()
           let (more, step) = machine.next()
           wake.formUnion(more)

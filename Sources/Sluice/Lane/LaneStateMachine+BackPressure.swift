@@ -24,6 +24,7 @@ extension LaneStateMachine {
   mutating func waitForCapacity(_ resumer: Resumer) -> Bool {
     guard let bound = maxQueueDepth, main.count >= bound else { return true }
     capacityWaiters.append(resumer)
+    stopBatch()
     return false
   }
 }

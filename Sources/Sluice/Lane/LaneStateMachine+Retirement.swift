@@ -10,6 +10,7 @@ extension LaneStateMachine {
   mutating func retire(_ retiree: Retiree) -> Retiree? {
     if canClaim { return retiree }
     retired.append(retiree)
+    stopBatch()
     return nil
   }
 

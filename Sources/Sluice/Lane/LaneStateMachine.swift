@@ -25,6 +25,9 @@
 /// - A running caller never waits for a thread that is not running: a lane handed to the worker
 ///   or to a blocked caller (the *heir*) that has not started on it yet is taken by a caller that
 ///   comes first.
+/// - A batch (``lend(after:upTo:into:)``) runs only while nothing calls for a stop between two
+///   of its items: a lock, a bypass item, a retired core or a sender waiting for room stops it
+///   at the next item boundary (``batchStopped``), and what it did not run stays queued.
 /// - Before-wake hooks the drainer reported armed run (``Step/runHooks``) before anybody is
 ///   woken and before the drainer lets go: no wake-up, also none a lock from another thread
 ///   causes, comes before them.
@@ -120,6 +123,12 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var releaseStuckAfterHooks = false
   /// The retired cores a drainer may still follow a route to (see ``retire(_:)``).
   var retired: [Retiree] = []
+  /// How many items at the front of the main queue the drainer was lent (see
+  /// ``lend(after:upTo:into:)``); they stay queued until ``finishLent(ran:)``.
+  private(set) var lent = 0
+  /// Whether the drainer must stop its batch before its next item: set when a lock is taken, a
+  /// bypass item queued, a core retired or a sender waits for room while items are lent.
+  private(set) var batchStopped = false
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
   private(set) var horizon: Seq = 0
@@ -200,6 +209,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// A lock holds the lane. Blocked threads whose chains can no longer go on are released.
   mutating func pause(_ lock: LockID) -> Wake {
     locks.insert(lock)
+    stopBatch()
     return releaseStuckRoots()
   }
 
@@ -287,6 +297,40 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return finish(root: item.root)
   }
 
+  /// Lends the drainer, just given `item` to run, up to `limit` items queued right after it in
+  /// the main queue, copied into `batch`: the following items of its own chain (nobody else
+  /// waits for them). It runs them after `item`, in order, while ``batchStopped`` is false and
+  /// no hook is armed, then calls ``finishLent(ran:)``. They stay queued meanwhile (and
+  /// ``queueDepth`` counts them), so what the drainer does not run is simply left in place.
+  mutating func lend(after item: Item, upTo limit: Int, into batch: inout [Item]) {
+    guard limit > 0, case .caller(let seq) = drainer, seq != 0, item.root == seq, !item.bypass,
+      bypass.isEmpty, locks.isEmpty, capacityWaiters.isEmpty
+    else { return }
+    main.copyFront(upTo: limit, into: &batch) { $0.root == seq }
+    lent = batch.count
+  }
+
+  /// The drainer ran the first `ran` of the items it was lent (its batch ended, or
+  /// ``batchStopped`` stopped it): they leave the queue; the others stay at its front.
+  mutating func finishLent(ran: Int) -> Wake {
+    var wake = Wake()
+    guard lent > 0 else { return wake }
+    lent = 0
+    batchStopped = false
+    var root: Seq = 0
+    for _ in 0..<ran { root = main.popFirst()?.root ?? root }
+    guard ran > 0 else { return wake }
+    adjust(root, inMain: -ran)
+    wakeCapacityWaiters(into: &wake)
+    wake.formUnion(finish(root: root, count: ran))
+    return wake
+  }
+
+  /// Asks the drainer to stop its batch before its next item, if it has one.
+  mutating func stopBatch() {
+    if lent > 0 { batchStopped = true }
+  }
+
   /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back for them are
   /// woken now.
   mutating func hooksRan() -> Wake {
@@ -364,7 +408,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   private mutating func enqueue(_ item: Item) {
-    if item.bypass { bypass.append(item) } else { main.append(item) }
+    guard item.bypass else { return main.append(item) }
+    bypass.append(item)
+    stopBatch()
   }
 
   private mutating func openRoot(_ seq: Seq, bypass toBypass: Bool, waiter: Waiter) {
@@ -391,11 +437,11 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return .scheduleWorker
   }
 
-  /// One item of `root`'s chain was processed.
-  private mutating func finish(root: Seq) -> Wake {
+  /// `count` items of `root`'s chain were processed.
+  private mutating func finish(root: Seq, count: Int = 1) -> Wake {
     var wake = Wake()
     if root != 0, var progress = openRoots[root] {
-      progress.outstanding -= 1
+      progress.outstanding -= count
       if progress.outstanding > 0 {
         openRoots[root] = progress
       } else {

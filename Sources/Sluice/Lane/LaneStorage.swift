@@ -30,6 +30,8 @@ final class LaneStorage: @unchecked Sendable {
 
   static let held = 1
   static let attention = 2
+  /// The machine asks the drainer to stop its batch (``LaneStateMachine/batchStopped``).
+  static let stopBatch = 4
 
   let word = Atomic<Int>(0)
   let lock = InternalLock()
@@ -73,7 +75,13 @@ final class LaneStorage: @unchecked Sendable {
     let held = machine.isIdle ? 0 : LaneStorage.held
     let attention =
       machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
-    word.store(held | attention, ordering: .releasing)
+    let stop = machine.batchStopped ? LaneStorage.stopBatch : 0
+    word.store(held | attention | stop, ordering: .releasing)
+  }
+
+  /// Whether the drainer must stop its batch before its next item (drainer only, between items).
+  var batchStopped: Bool {
+    word.load(ordering: .acquiring) & LaneStorage.stopBatch != 0
   }
 
   /// Turns the shortcut off (every caller goes through the machine) or back on; the caller holds

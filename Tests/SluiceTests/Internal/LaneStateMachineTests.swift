@@ -29,6 +29,33 @@ import Testing
     return item
   }
 
+  /// Issue 24 (Speed): the drainer is lent the items of its chain queued after its item; a lock
+  /// taken meanwhile asks it to stop, and what it did not run stays queued, in order.
+  @Test func aBatchStopsAtALockAndLeavesWhatItDidNotRunQueued() {
+    var machine = Machine()
+    _ = machine.pause(1)
+    for name in ["a", "b", "c", "d"] {
+      _ = machine.submit(name, bypass: false, completion: .none)
+    }
+    #expect(machine.release(1, caller: .block, barrier: "barrier") == .drain)
+    guard let first = nextItem(&machine) else {
+      Issue.record("nothing to run")
+      return
+    }
+    var batch: [Machine.Item] = []
+    machine.lend(after: first, upTo: 2, into: &batch)
+    #expect(batch.map(\.payload) == ["b", "c"])
+    #expect(machine.queueDepth == 4)
+    _ = machine.pause(2)
+    #expect(machine.batchStopped)
+    // The drainer ran "a" and "b", then saw the stop.
+    _ = machine.finish(first)
+    _ = machine.finishLent(ran: 1)
+    #expect(!machine.batchStopped)
+    #expect(machine.main.elements.map(\.payload) == ["c", "d", "barrier"])
+    #expect(machine.roots.values.map(\.outstanding) == [3])
+  }
+
   @Test func anAsynchronousItemOnAnIdleLaneStartsTheWorker() {
     var machine = Machine()
     do {
