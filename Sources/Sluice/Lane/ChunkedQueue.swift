@@ -41,17 +41,21 @@ struct ChunkedQueue<Element> {
     return storage.popFirst()
   }
 
-  /// Appends to `buffer` copies of the elements at the front, up to `limit` and while
-  /// `include` accepts them, from the first chunk only.
-  @inline(__always)
-  func copyFront(upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool) {
-    guard let base = storage.headBase else { return }
-    let end = storage.chunks.count == 1 ? storage.tailUsed : storage.headCapacity
-    var position = storage.head
-    while position < end, buffer.count < limit, include(base[position]) {
-      buffer.append(base[position])
-      position += 1
-    }
+  /// Moves the elements at the front to `buffer`, up to `limit` and while `include` accepts
+  /// them, from the first chunk only.
+  mutating func moveFront(
+    upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool
+  ) {
+    guard storage.count > 0 else { return }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.moveFront(upTo: limit, into: &buffer, while: include)
+  }
+
+  /// Puts `elements` back at the front, in their order, before the others.
+  mutating func prepend(_ elements: ArraySlice<Element>) {
+    guard !elements.isEmpty else { return }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.prepend(elements)
   }
 
   /// Calls `body` on every element, front to back, letting it change the element in place.
@@ -128,6 +132,48 @@ struct ChunkedQueue<Element> {
       count -= 1
       if count == 0 || head == headCapacity { dropDrained() }
       return element
+    }
+
+    @inline(__always)
+    func moveFront(upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool)
+    {
+      let end = chunks.count == 1 ? tailUsed : headCapacity
+      let base = headBase.unsafelyUnwrapped
+      let first = head
+      while head < end, head - first < limit, include(base[head]) {
+        buffer.append((base + head).move())
+        head += 1
+      }
+      count -= head - first
+      if head > first, count == 0 || head == headCapacity { dropDrained() }
+    }
+
+    /// Puts `elements` before the others: in the room before `head`, or in a new first chunk
+    /// that takes the old one's elements too (every chunk but the last stays full).
+    func prepend(_ elements: ArraySlice<Element>) {
+      if head >= elements.count, let headBase {
+        head -= elements.count
+        count += elements.count
+        for (offset, element) in elements.enumerated() {
+          (headBase + head + offset).initialize(to: element)
+        }
+        return
+      }
+      guard let headBase else {
+        for element in elements { append(element) }
+        return
+      }
+      let live = (chunks.count == 1 ? tailUsed : headCapacity) - head
+      let capacity = elements.count + live
+      let base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+      for (offset, element) in elements.enumerated() { (base + offset).initialize(to: element) }
+      (base + elements.count).moveInitialize(from: headBase + head, count: live)
+      headBase.deallocate()
+      chunks[0] = (base, capacity)
+      if chunks.count == 1 { tailUsed = capacity }
+      head = 0
+      count += elements.count
+      cacheEnds()
     }
 
     /// The queue is empty, or its first chunk is drained (and not the last): keeps one small

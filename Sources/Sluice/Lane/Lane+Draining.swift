@@ -113,7 +113,7 @@ extension Lane {
         swap(&batch, &ranBatch)
         (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.finish(item, hooksArmed: hooksArmed)
-          if !ranBatch.isEmpty { wake.formUnion(machine.finishLent(ran: ran)) }
+          if !ranBatch.isEmpty { wake.formUnion(machine.finishLent(ranBatch, ran: ran)) }
           let (more, step) = machine.next()
           wake.formUnion(more)
           return (wake, step)

@@ -1,7 +1,9 @@
 // What the lane reads of its state machine's value, without changing it.
 extension LaneStateMachine {
   var isPaused: Bool { !locks.isEmpty }
-  var queueDepth: Int { main.count + bypass.count }
+  var queueDepth: Int { mainDepth + bypass.count }
+  /// The main queue's items and those lent from it to the drainer.
+  var mainDepth: Int { main.count + lent }
   var isIdle: Bool { drainer == .none }
 
   /// Whether a caller may take the lane: it is idle, or the thread it was handed to (the worker,
@@ -16,7 +18,7 @@ extension LaneStateMachine {
   }
 
   /// Whether the main queue is below the bound, if any.
-  var hasRoom: Bool { maxQueueDepth.map { main.count < $0 } ?? true }
+  var hasRoom: Bool { maxQueueDepth.map { mainDepth < $0 } ?? true }
 
   /// Whether an item can run now.
   var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }

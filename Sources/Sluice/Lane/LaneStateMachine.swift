@@ -298,29 +298,33 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// Lends the drainer, just given `item` to run, up to `limit` items queued right after it in
-  /// the main queue, copied into `batch`: the following items of its own chain (nobody else
-  /// waits for them). It runs them after `item`, in order, while ``batchStopped`` is false and
-  /// no hook is armed, then calls ``finishLent(ran:)``. They stay queued meanwhile (and
-  /// ``queueDepth`` counts them), so what the drainer does not run is simply left in place.
+  /// the main queue, moved to `batch` (empty): the following items of its own chain (nobody
+  /// else waits for them). It runs them after `item`, in order, while ``batchStopped`` is false
+  /// and no hook is armed, then hands the batch back with ``finishLent(_:ran:)``. Until then
+  /// ``queueDepth`` and the bound count them.
   mutating func lend(after item: Item, upTo limit: Int, into batch: inout [Item]) {
     guard limit > 0, case .caller(let seq) = drainer, seq != 0, item.root == seq, !item.bypass,
       bypass.isEmpty, locks.isEmpty, capacityWaiters.isEmpty
     else { return }
-    main.copyFront(upTo: limit, into: &batch) { $0.root == seq }
+    main.moveFront(upTo: limit, into: &batch) { $0.root == seq }
     lent = batch.count
+    if lent > 0 { adjust(seq, inMain: -lent) }
   }
 
-  /// The drainer ran the first `ran` of the items it was lent (its batch ended, or
-  /// ``batchStopped`` stopped it): they leave the queue; the others stay at its front.
-  mutating func finishLent(ran: Int) -> Wake {
+  /// The drainer ran the first `ran` items of `batch`, the items it was lent (the batch ended,
+  /// or ``batchStopped`` stopped it); the others go back to the front of the main queue, in
+  /// order. The caller releases `batch` after the lock.
+  mutating func finishLent(_ batch: [Item], ran: Int) -> Wake {
     var wake = Wake()
-    guard lent > 0 else { return wake }
+    // Lent items are of the drainer's chain, which a lock's release does not adopt.
+    guard lent > 0, case .caller(let root) = drainer else { return wake }
     lent = 0
     batchStopped = false
-    var root: Seq = 0
-    for _ in 0..<ran { root = main.popFirst()?.root ?? root }
+    if ran < batch.count {
+      main.prepend(batch[ran...])
+      adjust(root, inMain: batch.count - ran)
+    }
     guard ran > 0 else { return wake }
-    adjust(root, inMain: -ran)
     wakeCapacityWaiters(into: &wake)
     wake.formUnion(finish(root: root, count: ran))
     return wake

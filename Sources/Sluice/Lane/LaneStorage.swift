@@ -48,7 +48,7 @@ final class LaneStorage: @unchecked Sendable {
   }
 
   /// Runs `body` on the machine under the lock.
-  @inline(never)
+  @inline(__always)
   func withMachine<R>(_ body: (inout Machine) -> R) -> R {
     lock.withLock { withMachineLocked(body) }
   }
@@ -59,18 +59,21 @@ final class LaneStorage: @unchecked Sendable {
   }
 
   /// Like ``withMachine(_:)``, for callers that already hold `lock`.
+  @inline(__always)
   func withMachineLocked<R>(_ body: (inout Machine) -> R) -> R {
     defer { publishWord() }
     syncWord()
     return body(&machine)
   }
 
+  @inline(__always)
   private func syncWord() {
     let previous = word.bitwiseOr(LaneStorage.attention, ordering: .acquiringAndReleasing)
       .oldValue
     machine.syncShortcut(held: previous & LaneStorage.held != 0)
   }
 
+  @inline(__always)
   private func publishWord() {
     let held = machine.isIdle ? 0 : LaneStorage.held
     let attention =

@@ -287,7 +287,14 @@ struct LaneModel {
         Machine.Item(
           payload: running.name, seq: running.seq, root: running.root, bypass: running.bypass),
         hooksArmed: hooksArmed(world))
-      wake.formUnion(world.machine.finishLent(ran: running.lentRan))
+      let unrun = zip(running.lentNames, running.lentSeqs).map {
+        Machine.Item(payload: $0, seq: $1, root: running.root, bypass: false)
+      }
+      wake.formUnion(
+        world.machine.finishLent(
+          Array(
+            repeating: Machine.Item(payload: "", seq: 0, root: 0, bypass: false),
+            count: running.lentRan) + unrun, ran: running.lentRan))
       let (more, step) = world.machine.next()
       wake.formUnion(more)
       apply(wake, to: &world)

@@ -50,7 +50,7 @@ import Testing
     #expect(machine.batchStopped)
     // The drainer ran "a" and "b", then saw the stop.
     _ = machine.finish(first)
-    _ = machine.finishLent(ran: 1)
+    _ = machine.finishLent(batch, ran: 1)
     #expect(!machine.batchStopped)
     #expect(machine.main.elements.map(\.payload) == ["c", "d", "barrier"])
     #expect(machine.roots.values.map(\.outstanding) == [3])
