@@ -41,8 +41,8 @@ struct ChunkedQueue<Element> {
     return storage.popFirst()
   }
 
-  /// Moves the elements at the front to `buffer`, up to `limit` and while `include` accepts
-  /// them, from the first chunk only.
+  /// Moves the elements at the front to `buffer` (empty), up to `limit` and while `include`
+  /// accepts them, from the first chunk only.
   mutating func moveFront(
     upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool
   ) {
@@ -134,18 +134,23 @@ struct ChunkedQueue<Element> {
       return element
     }
 
+    /// Moves the first elements `include` accepts, up to `limit`, to a new array (bitwise:
+    /// no element is copied or destroyed).
     @inline(__always)
     func moveFront(upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool)
     {
       let end = chunks.count == 1 ? tailUsed : headCapacity
-      let base = headBase.unsafelyUnwrapped
-      let first = head
-      while head < end, head - first < limit, include(base[head]) {
-        buffer.append((base + head).move())
-        head += 1
+      let start = headBase.unsafelyUnwrapped + head
+      var taken = 0
+      while taken < Swift.min(limit, end - head), include(start[taken]) { taken += 1 }
+      guard taken > 0 else { return }
+      buffer = Array(unsafeUninitializedCapacity: taken) { target, initialized in
+        target.baseAddress.unsafelyUnwrapped.moveInitialize(from: start, count: taken)
+        initialized = taken
       }
-      count -= head - first
-      if head > first, count == 0 || head == headCapacity { dropDrained() }
+      head += taken
+      count -= taken
+      if count == 0 || head == headCapacity { dropDrained() }
     }
 
     /// Puts `elements` before the others: in the room before `head`, or in a new first chunk

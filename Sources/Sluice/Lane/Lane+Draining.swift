@@ -92,8 +92,8 @@ extension Lane {
   ///
   /// After an item, it runs the items it was lent with it (its batch) while no hook is armed
   /// and the machine does not ask it to stop (one atomic load per item), then tells the machine
-  /// how many ran. The copies of the batch are dropped after the lock: the queue's own copies
-  /// leave it under the lock, so they are never the last.
+  /// how many ran, handing back the rest. The batch is released after the lock, so what ran is
+  /// never released under it.
   private func drain(_ first: (inout Machine) -> (Machine.Wake, Machine.Step)) {
     var leftovers: Leftovers?
     var batch: [Item] = []
@@ -105,9 +105,11 @@ extension Lane {
       case .run(let item):
         run(item)
         var ran = 0
-        while ran < batch.count, armedHooks.isEmpty, !storage.batchStopped {
-          run(batch[ran])
-          ran += 1
+        batch.withUnsafeBufferPointer { lent in
+          while ran < lent.count, armedHooks.isEmpty, !storage.batchStopped {
+            run(lent[ran])
+            ran += 1
+          }
         }
         let hooksArmed = !armedHooks.isEmpty
         swap(&batch, &ranBatch)
@@ -118,7 +120,7 @@ extension Lane {
           wake.formUnion(more)
           return (wake, step)
         }
-        ranBatch.removeAll(keepingCapacity: true)
+        ranBatch = []
       case .runHooks:
         // Before whoever waits is woken, and before the lane is let go: once per chain when
         // its end wakes its caller, not once per item.
