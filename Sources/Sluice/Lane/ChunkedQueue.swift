@@ -1,13 +1,10 @@
-/// A FIFO queue stored in chunks: amortized O(1) append and removal at the front.
+/// A FIFO queue stored in chunks: amortized O(1) append and removal at the front. It never
+/// copies its elements to grow, and frees each chunk once drained, so a burst costs its own
+/// size and its memory goes back as it drains; chunks double from 16 up to ``maximumChunk``.
 ///
-/// Unlike a ring buffer that doubles, it never copies its elements to grow, and each chunk is
-/// freed as soon as it is drained, so a burst costs its own size and its memory goes back while
-/// the queue drains. Chunks start small and double up to ``maximumChunk`` elements.
-///
-/// A value: copies share one storage until one of them changes (the model checker copies the
-/// machine at every step). Chunks are raw memory reached through pointers the storage keeps,
-/// so an append or a removal is a uniqueness check and a few loads and stores, with no
-/// optional or array access per element.
+/// A value: copies share one storage until one changes (the model checker copies the machine at
+/// every step). Chunks are raw memory the storage points at, so an append or a removal is a
+/// uniqueness check and a few loads and stores.
 struct ChunkedQueue<Element> {
   private var storage = Storage()
 
@@ -156,29 +153,26 @@ struct ChunkedQueue<Element> {
     /// Puts `elements` before the others: in the room before `head`, or in a new first chunk
     /// that takes the old one's elements too (every chunk but the last stays full).
     func prepend(_ elements: ArraySlice<Element>) {
-      if head >= elements.count, let headBase {
+      guard let old = headBase else { return elements.forEach(append) }
+      count += elements.count
+      if head >= elements.count {
         head -= elements.count
-        count += elements.count
-        for (offset, element) in elements.enumerated() {
-          (headBase + head + offset).initialize(to: element)
-        }
-        return
-      }
-      guard let headBase else {
-        for element in elements { append(element) }
-        return
+        return fill(old + head, with: elements)
       }
       let live = (chunks.count == 1 ? tailUsed : headCapacity) - head
-      let capacity = elements.count + live
-      let base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
-      for (offset, element) in elements.enumerated() { (base + offset).initialize(to: element) }
-      (base + elements.count).moveInitialize(from: headBase + head, count: live)
-      headBase.deallocate()
-      chunks[0] = (base, capacity)
-      if chunks.count == 1 { tailUsed = capacity }
+      let base = UnsafeMutablePointer<Element>.allocate(capacity: elements.count + live)
+      fill(base, with: elements)
+      (base + elements.count).moveInitialize(from: old + head, count: live)
+      old.deallocate()
+      chunks[0] = (base, elements.count + live)
+      if chunks.count == 1 { tailUsed = elements.count + live }
       head = 0
-      count += elements.count
       cacheEnds()
+    }
+
+    private func fill(_ start: UnsafeMutablePointer<Element>, with elements: ArraySlice<Element>) {
+      _ = UnsafeMutableBufferPointer(start: start, count: elements.count)
+        .initialize(fromContentsOf: elements)
     }
 
     /// The queue is empty, or its first chunk is drained (and not the last): keeps one small

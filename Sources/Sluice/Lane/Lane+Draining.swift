@@ -32,17 +32,13 @@ extension Lane {
   func carryOut(_ action: Machine.SubmitAction) {
     switch action {
     case .none: return
-    case .drain:
-      beginDrain()
-      drain { $0.next() }
-    case .wait(let seq):
-      guard storage.block(seq) == .drain else { return }
-      // The lane was handed to this thread: drain until its chain is done.
-      beginDrain()
-      drain { $0.next() }
-    case .scheduleWorker:
-      startWorker()
+    case .drain: break
+    // Drains when the lane was handed to this thread, until its chain is done.
+    case .wait(let seq): guard storage.block(seq) == .drain else { return }
+    case .scheduleWorker: return startWorker()
     }
+    beginDrain()
+    drain { $0.next() }
   }
 
   private func startWorker() {
@@ -60,15 +56,13 @@ extension Lane {
   /// as retired, and the routes it had cached to them.
   typealias Leftovers = (retired: [AnyStoreCore], forgotten: ForgottenRoutes)
 
-  /// The most items a drainer runs per transition of the machine: the item it is given and the
-  /// items of its chain queued right after it (``LaneStateMachine/lend(after:upTo:into:)``).
+  /// The most items a drainer runs per transition: its item and those lent with it.
   static var batchLimit: Int { 64 }
 
-  /// One transition of the drainer, under the lock. When it is given an item, the items of its
-  /// chain queued after it are lent into `batch` (empty before). When the drainer lets go, the
-  /// thread stops being the drainer before the lane is free for anybody else, and the cores the
-  /// machine hands back as retired, with the routes cached to them, go to `leftovers`, for
-  /// release after the lock.
+  /// One transition of the drainer, under the lock; given an item, it is lent the items of its
+  /// chain queued after it (into `batch`, empty). When the drainer lets go, the thread stops
+  /// being the drainer before the lane is free, and the cores the machine hands back as retired,
+  /// with the routes cached to them, go to `leftovers`, for release after the lock.
   private func transition(
     _ leftovers: inout Leftovers?, _ batch: inout [Item],
     _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
@@ -86,14 +80,11 @@ extension Lane {
     }
   }
 
-  /// Runs items from the transition `first` on until the machine says stop; the calling thread
-  /// is the drainer. Only what each transition hands back crosses the loop (what a stop leaves
-  /// is kept aside): copying more cost `queue.async1m` about 100 instructions per action.
-  ///
-  /// After an item, it runs the items it was lent with it (its batch) while no hook is armed
-  /// and the machine does not ask it to stop (one atomic load per item), then tells the machine
-  /// how many ran, handing back the rest. The batch is released after the lock, so what ran is
-  /// never released under it.
+  /// Runs items from the transition `first` on until the machine says stop (the calling thread
+  /// is the drainer). After an item it runs its batch while no hook is armed and the machine
+  /// does not ask it to stop (one atomic load per item), then hands the batch back; the batch
+  /// is released after the lock, so what ran is never released under it. Only what each
+  /// transition hands back crosses the loop (copying more cost about 100 instructions/action).
   private func drain(_ first: (inout Machine) -> (Machine.Wake, Machine.Step)) {
     var leftovers: Leftovers?
     var batch: [Item] = []

@@ -1,38 +1,28 @@
 /// Every decision of a lane, as a value: what is queued, who holds the lane, who waits for what.
-///
-/// The machine runs no code of its own: no lock, no thread, no closure. Each input is a
-/// `mutating` method that returns what the caller must do next (run an item, block, wake
-/// waiters, start a worker); ``LaneStorage`` calls it under its one lock and does that outside
-/// the lock. Tests drive it directly, and explore every interleaving of small scenarios.
+/// It runs no code of its own (no lock, thread or closure): each input is a `mutating` method
+/// returning what the caller does next, which ``LaneStorage`` calls under its one lock.
 ///
 /// ## Vocabulary
-/// - An **item** is an action or lane work. Items run one at a time, first come first served;
-///   items of the *bypass* queue (exclusive actions, lane queries) run before the *main* queue,
-///   and are the only ones that run while a lock holds the lane.
-/// - A **root** is an item somebody waits for: a thread blocked in a synchronous call, a task
-///   suspended in `send`, or the drainer itself. Its **chain** is the root and every item
-///   dispatched from inside the lane while an item of the chain ran; the root is complete when
-///   its chain is.
-/// - The **drainer** is the one thread allowed to run items. A synchronous caller that finds
-///   the lane idle becomes the drainer for its own chain, and hands the lane on when its chain
-///   is done: to a blocked caller, or to the lane's worker queue.
+/// - An **item** is an action or lane work; items of the *bypass* queue (exclusive actions,
+///   lane queries) run before the *main* queue, and alone while a lock holds the lane.
+/// - A **root** is an item somebody waits for (a blocked thread, a task in `send`, the drainer);
+///   its **chain** is the root and every item dispatched from inside while one of them ran.
+/// - The **drainer** is the one thread that runs items: a synchronous caller that finds the lane
+///   idle drains its own chain, then hands the lane to a blocked caller or to the worker.
 ///
 /// ## Guarantees (checked by `LaneStateMachineTests` and `LaneInterleavingTests`)
 /// - At most one drainer; an item runs once; items leave each queue in arrival order.
-/// - A blocked thread is woken when its chain is complete, or when every item left in its chain
-///   is held by a lock (it never waits for an item that cannot run), or to become the drainer.
-/// - When items can run, somebody drains: the lane is never idle with runnable work.
+/// - A blocked thread is woken when its chain is complete, or when every item left in it is
+///   held by a lock, or to become the drainer; the lane is never idle with runnable work.
 /// - A running caller never waits for a thread that is not running: a lane handed to the worker
-///   or to a blocked caller (the *heir*) that has not started on it yet is taken by a caller that
-///   comes first.
-/// - A batch (``lend(after:upTo:into:)``) runs only while nothing calls for a stop between two
-///   of its items: a lock, a bypass item, a retired core or a sender waiting for room stops it
-///   at the next item boundary (``batchStopped``), and what it did not run stays queued.
-/// - Before-wake hooks the drainer reported armed run (``Step/runHooks``) before anybody is
-///   woken and before the drainer lets go: no wake-up, also none a lock from another thread
-///   causes, comes before them.
-/// - A retired store core (a *retiree*) is handed back for release only when no thread can
-///   follow a route to it (see ``retire(_:)``), and always by the time the lane is idle.
+///   or to a blocked caller (the *heir*) that has not started on it is taken by one that comes
+///   first.
+/// - A batch (``lend(after:upTo:into:)``) stops before its next item when a lock, a bypass item,
+///   a retired core or a sender waiting for room asks (``batchStopped``); the rest is requeued.
+/// - Armed before-wake hooks (``Step/runHooks``) run before anybody is woken and before the
+///   drainer lets go, also when a lock from another thread causes the wake-up.
+/// - A retired store core is handed back for release only when no thread can follow a route to
+///   it (see ``retire(_:)``), and always by the time the lane is idle.
 struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   typealias Seq = UInt64
 
@@ -73,11 +63,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case stop(scheduleWorker: Bool, retired: [Retiree])
   }
 
-  /// Waiters to wake after a transition.
+  /// Waiters to wake after a transition. A wake of nobody holds no array (no retain and
+  /// release of an empty one: about 100 instructions of `queue.async1m` per action).
   struct Wake {
-    // Optional: a wake of nobody (almost every transition's) holds no array, so making and
-    // dropping one costs no retain and release of the empty array (about 100 instructions of
-    // `queue.async1m` per action).
     private var someResumers: [Resumer]?
     private var someThreads: [Seq]?
 
@@ -123,11 +111,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var releaseStuckAfterHooks = false
   /// The retired cores a drainer may still follow a route to (see ``retire(_:)``).
   var retired: [Retiree] = []
-  /// How many items at the front of the main queue the drainer was lent (see
-  /// ``lend(after:upTo:into:)``); they stay queued until ``finishLent(ran:)``.
+  /// How many items of the main queue the drainer was lent (``lend(after:upTo:into:)``).
   private(set) var lent = 0
-  /// Whether the drainer must stop its batch before its next item: set when a lock is taken, a
-  /// bypass item queued, a core retired or a sender waits for room while items are lent.
+  /// Whether the drainer must stop its batch before its next item (see ``stopBatch()``).
   private(set) var batchStopped = false
   /// For a caller whose chain is done: the sequence numbers it may still run are below this
   /// (0 while its chain is not done).
@@ -182,8 +168,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The outcome of a blocked thread's wait, once there is one; it is forgotten once taken. A
-  /// thread that takes ``Outcome/drain`` is the drainer from now on.
+  /// The outcome of a blocked thread's wait, forgotten once taken; a thread that takes
+  /// ``Outcome/drain`` is the drainer from now on.
   mutating func takeOutcome(_ seq: Seq) -> Outcome? {
     let outcome = outcomes.removeValue(forKey: seq)
     if outcome == .drain {
@@ -194,8 +180,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return outcome
   }
 
-  /// Brings the machine up to date with the lock-free shortcut: `held` tells whether a caller
-  /// holds the lane through it (or whether a shortcut holder let go without the lock).
+  /// Brings the machine up to date with the lock-free shortcut: whether a caller `held` it.
   mutating func syncShortcut(held: Bool) {
     if held, drainer == .none {
       drainer = .fast
@@ -229,11 +214,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   mutating func release(
     _ lock: LockID, caller: ReleaseCaller, barrier: Payload
   ) -> SubmitAction {
-    guard locks.remove(lock) != nil, locks.isEmpty, !main.isEmpty else { return .none }
-    if caller == .drainer { return .none }
-    if !canClaim {
-      guard caller == .block else { return .none }
-    }
+    guard locks.remove(lock) != nil, locks.isEmpty, mainDepth > 0 else { return .none }
+    if caller == .drainer || (!canClaim && caller != .block) { return .none }
     let seq = takeSeq()
     // The held items nobody waits for join the barrier's chain, so the caller waits for the
     // actions they dispatch too.
@@ -262,9 +244,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
     let seq = takeSeq()
     let owner = root != 0 && openRoots[root] != nil ? root : 0
-    if owner != 0 {
-      adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1)
-    }
+    if owner != 0 { adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1) }
     enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
   }
 
@@ -277,16 +257,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// The shortcut drainer finished its item (of chain `root`, 0 for none) and could not let go
-  /// with the shortcut: it becomes a caller draining its chain. `hooksArmed`: as for
-  /// ``finish(_:hooksArmed:)``.
+  /// with the shortcut: it becomes a caller draining its chain.
   mutating func finishFast(root: Seq, hooksArmed: Bool = false) -> (Wake, Step) {
     drainer = .caller(root)
     if hooksArmed { hooksPending = true }
-    let wake = finish(root: root)
+    var wake = finish(root: root)
     let (more, step) = next()
-    var all = wake
-    all.formUnion(more)
-    return (all, step)
+    wake.formUnion(more)
+    return (wake, step)
   }
 
   /// The drainer finished `item`; `hooksArmed` when before-wake hooks are armed and not run
@@ -297,11 +275,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return finish(root: item.root)
   }
 
-  /// Lends the drainer, just given `item` to run, up to `limit` items queued right after it in
-  /// the main queue, moved to `batch` (empty): the following items of its own chain (nobody
-  /// else waits for them). It runs them after `item`, in order, while ``batchStopped`` is false
-  /// and no hook is armed, then hands the batch back with ``finishLent(_:ran:)``. Until then
-  /// ``queueDepth`` and the bound count them.
+  /// Moves to `batch` (empty) up to `limit` items of the drainer's own chain queued right after
+  /// `item`, which it was just given. It runs them in order while ``batchStopped`` is false and
+  /// no hook is armed, then calls ``finishLent(_:ran:)``; ``queueDepth`` counts them till then.
   mutating func lend(after item: Item, upTo limit: Int, into batch: inout [Item]) {
     guard limit > 0, case .caller(let seq) = drainer, seq != 0, item.root == seq, !item.bypass,
       bypass.isEmpty, locks.isEmpty, capacityWaiters.isEmpty
@@ -311,9 +287,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     if lent > 0 { adjust(seq, inMain: -lent) }
   }
 
-  /// The drainer ran the first `ran` items of `batch`, the items it was lent (the batch ended,
-  /// or ``batchStopped`` stopped it); the others go back to the front of the main queue, in
-  /// order. The caller releases `batch` after the lock.
+  /// The drainer ran the first `ran` items of `batch`, the items it was lent; the others go back
+  /// to the front of the main queue. The caller releases `batch` after the lock.
   mutating func finishLent(_ batch: [Item], ran: Int) -> Wake {
     var wake = Wake()
     // Lent items are of the drainer's chain, which a lock's release does not adopt.
@@ -375,9 +350,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       let step = handOff(&wake)
       return (wake, step)
     }
-    if let item = bypass.popFirst() {
-      return (wake, .run(item))
-    }
+    if let item = bypass.popFirst() { return (wake, .run(item)) }
     if locks.isEmpty, let item = main.popFirst() {
       if item.root != 0 { adjust(item.root, inMain: -1) }
       wakeCapacityWaiters(into: &wake)
@@ -396,9 +369,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
 
   // MARK: - Helpers
 
-  /// Adds to the counts of `root`'s chain, if it is open. A read and a write, not
-  /// `roots[root]?.inMain -= 1`: the dictionary's modify accessor allocates its coroutine frame
-  /// on every call.
+  /// Adds to the counts of `root`'s chain, if it is open (a read and a write: a modify accessor
+  /// allocates its coroutine frame on every call).
   private mutating func adjust(_ root: Seq, outstanding: Int = 0, inMain: Int = 0) {
     guard var progress = openRoots[root] else { return }
     progress.outstanding += outstanding
@@ -421,17 +393,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     openRoots.open(seq, Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter))
   }
 
-  /// A running caller takes the lane for the chain of `seq`. When the lane was handed to a blocked
-  /// caller that has not woken yet, that caller's outcome is withdrawn: it sleeps on, and its
-  /// items run as those of any blocked caller; or it returns, when its chain ended meanwhile.
+  /// A running caller takes the lane for the chain of `seq`. An heir that has not woken yet
+  /// loses its outcome: it sleeps on as any blocked caller, or returns if its chain ended.
   private mutating func claim(for seq: Seq) {
-    if case .heir(let heir) = drainer {
-      if openRoots[heir] == nil {
-        outcomes[heir] = .finished
-      } else {
-        outcomes.removeValue(forKey: heir)
-      }
-    }
+    if case .heir(let heir) = drainer { outcomes[heir] = openRoots[heir] == nil ? .finished : nil }
     drainer = .caller(seq)
   }
 
@@ -495,15 +460,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// The next runnable item, when it was queued before ``horizon`` and it belongs to the chain
   /// of a blocked caller or the caller still has budget for it.
   private mutating func popQueuedBeforeHorizon(_ wake: inout Wake) -> Item? {
-    let candidate: Item?
-    if let first = bypass.first {
-      candidate = first
-    } else if locks.isEmpty {
-      candidate = main.first
-    } else {
-      candidate = nil
-    }
-    guard let item = candidate, item.seq < horizon else { return nil }
+    guard let item = bypass.first ?? (locks.isEmpty ? main.first : nil), item.seq < horizon
+    else { return nil }
     if case .thread? = openRoots[item.root]?.waiter {
       // A blocked caller's item: always.
     } else if extraLeft > 0 {

@@ -1,22 +1,17 @@
 import Synchronization
 
-/// The shared half of a lane: the one lock, the ``LaneStateMachine`` it guards, and the atomic
-/// word of the lock-free shortcut.
-///
-/// Every transition of the machine runs under `lock`, through ``withMachine(_:)``; what the
-/// machine returns (run an item, wake waiters, start the worker) is done by ``Lane`` after the
-/// lock is let go, so no user code runs and no value is released under it.
+/// The shared half of a lane: the one lock, the ``LaneStateMachine`` it guards (every
+/// transition runs under `lock`, through ``withMachine(_:)``; ``Lane`` does what it returns
+/// after the lock), and the atomic `word` of the lock-free shortcut.
 ///
 /// ## The shortcut
 /// A synchronous dispatch that finds the lane idle and nothing queued claims it with one
-/// compare-and-swap of `word` from 0 to `held`, processes its action, and lets go with one
-/// compare-and-swap back to 0: the transitions "idle → held by a caller" and back, taken
-/// without the lock. The machine learns of them lazily: every locked transition first sets
-/// `attention` (so no shortcut claim can start while it runs) and tells the machine whether the
-/// shortcut is held (``LaneStateMachine/syncShortcut(held:)``); when it ends, it writes `word`
-/// back from the machine (`held` when a drainer holds the lane, `attention` when anything but a
-/// shortcut holder needs the lock). A shortcut holder whose closing compare-and-swap fails
-/// (`attention` is set) finishes through the machine.
+/// compare-and-swap of `word` from 0 to `held`, and lets go with one back to 0. Every locked
+/// transition first sets `attention` (no shortcut claim starts while it runs) and tells the
+/// machine whether the shortcut is held (``LaneStateMachine/syncShortcut(held:)``); then it
+/// writes `word` back from the machine: `held` when a drainer holds the lane, `attention` when
+/// anything but a shortcut holder needs the lock, `stopBatch` when the drainer is to stop its
+/// batch. A shortcut holder whose closing compare-and-swap fails finishes through the machine.
 final class LaneStorage: @unchecked Sendable {
   // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
@@ -30,7 +25,6 @@ final class LaneStorage: @unchecked Sendable {
 
   static let held = 1
   static let attention = 2
-  /// The machine asks the drainer to stop its batch (``LaneStateMachine/batchStopped``).
   static let stopBatch = 4
 
   let word = Atomic<Int>(0)
@@ -76,8 +70,7 @@ final class LaneStorage: @unchecked Sendable {
   @inline(__always)
   private func publishWord() {
     let held = machine.isIdle ? 0 : LaneStorage.held
-    let attention =
-      machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
+    let attention = machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
     let stop = machine.batchStopped ? LaneStorage.stopBatch : 0
     word.store(held | attention | stop, ordering: .releasing)
   }
@@ -111,14 +104,10 @@ final class LaneStorage: @unchecked Sendable {
   /// Blocks the calling thread until the machine has an outcome for `seq`.
   func block(_ seq: Machine.Seq) -> Machine.Outcome {
     lock.lock()
-    if let outcome = machine.takeOutcome(seq) {
-      lock.unlock()
-      return outcome
-    }
-    let condition = InternalCondition()
-    parked[seq] = condition
     var outcome = machine.takeOutcome(seq)
-    while outcome == nil {
+    let condition = outcome == nil ? InternalCondition() : nil
+    parked[seq] = condition
+    while outcome == nil, let condition {
       lock.wait(on: condition)
       outcome = machine.takeOutcome(seq)
     }
