@@ -1,9 +1,8 @@
 extension Lane {
   typealias Machine = LaneStorage.Machine
 
-  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go (drainer
-  /// only): with one compare-and-swap when nothing happened meanwhile, through the machine
-  /// otherwise (the item dispatched from inside, something was queued, a lock was taken).
+  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go: with one
+  /// compare-and-swap when nothing happened meanwhile, through the machine otherwise.
   @inline(__always)
   func runShortcut(_ body: () -> Void) {
     beginDrain()
@@ -42,8 +41,7 @@ extension Lane {
   }
 
   private func startWorker() {
-    // Weak: a queued block must not keep a lane alive that nobody holds any more (what is left
-    // in it belongs to stores that are gone).
+    // Weak: a queued block must not keep alive a lane nobody holds (its stores are gone).
     workerQueue.async { [weak self] in
       // A caller may have taken the lane over before this block ran.
       guard let self, self.storage.withMachine({ $0.startWorker() }) else { return }
@@ -52,8 +50,7 @@ extension Lane {
     }
   }
 
-  /// What a drainer lets go of after the lock once it stops: the cores the machine hands back
-  /// as retired, and the routes it had cached to them.
+  /// What a drainer lets go of after the lock once it stops: retired cores, routes to them.
   typealias Leftovers = (retired: [AnyStoreCore], forgotten: ForgottenRoutes)
 
   /// The most items a drainer runs per transition: its item and those lent with it.

@@ -1,6 +1,5 @@
-// The bound of the main queue (`maxQueueDepth`): an overflow reported once, and the senders
-// that wait for room. Only the machine calls these and touches `capacityWaiters` and
-// `overflowReported` (internal, not private, so that this file can).
+// The bound of the main queue (`maxQueueDepth`, lent items included): an overflow reported
+// once, and the senders that wait for room (internal state, so that this file can touch it).
 extension LaneStateMachine {
   /// The depth of the main queue when it is past the bound and that was not reported yet since
   /// it last was within the bound; `nil` otherwise. The caller reports it.

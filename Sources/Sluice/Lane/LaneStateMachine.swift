@@ -44,8 +44,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case none
     /// The calling thread may block until its chain is done.
     case block
-    /// The calling thread must not block (it drains another lane): it drains when it finds the
-    /// lane idle, and returns at once otherwise.
+    /// The calling thread must not block (it drains another lane): it drains an idle lane only.
     case noBlock
     /// Resume this when the chain is done.
     case resume(Resumer)
@@ -54,9 +53,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// What the drainer does next.
   enum Step {
     case run(Item)
-    /// Run the armed before-wake hooks (see ``BeforeWakeHook``), then call ``hooksRan()``:
-    /// somebody is to be woken, or the drainer is to let go, and the drainer said hooks are
-    /// armed.
+    /// Run the armed before-wake hooks (``BeforeWakeHook``), then call ``hooksRan()``: somebody
+    /// is to be woken, or the drainer is to let go, with hooks armed.
     case runHooks
     /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over. It drops
     /// the routes it cached when `retired` is not empty, and releases these after the lock.
@@ -101,13 +99,12 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
   var overflowReported = false
   private(set) var nextSeq: Seq = 1
-  /// Whether the drainer has armed before-wake hooks it has not run (it says so when it
-  /// finishes an item): until it ran them, nobody is woken and the drainer does not let go.
+  /// Whether the drainer said before-wake hooks are armed: until they ran, nobody is woken and
+  /// the drainer does not let go.
   private(set) var hooksPending = false
   /// The waiters whose chains ended while hooks were pending: notified once they ran.
   private(set) var notifyAfterHooks: [(seq: Seq, waiter: Waiter)] = []
-  /// Whether a lock was taken while hooks were pending: the blocked callers it holds are
-  /// released once they ran (if it still holds them then).
+  /// Whether a lock was taken while hooks were pending: its stuck callers are released after.
   private(set) var releaseStuckAfterHooks = false
   /// The retired cores a drainer may still follow a route to (see ``retire(_:)``).
   var retired: [Retiree] = []
@@ -115,13 +112,12 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var lent = 0
   /// Whether the drainer must stop its batch before its next item (see ``stopBatch()``).
   private(set) var batchStopped = false
-  /// For a caller whose chain is done: the sequence numbers it may still run are below this
-  /// (0 while its chain is not done).
+  /// For a caller whose chain is done, the sequence numbers it may still run are below this.
   private(set) var horizon: Seq = 0
   /// How many items nobody blocks on a caller whose chain is done may still run.
   private var extraLeft = 0
-  /// The most items nobody blocks on that a caller runs after its own chain (so a flood of
-  /// asynchronous dispatches costs it at most this much before it returns).
+  /// The most items nobody blocks on that a caller runs after its own chain (bounds what a
+  /// flood of asynchronous dispatches costs it).
   static var extraBudget: Int { 32 }
   let maxQueueDepth: Int?
 
@@ -144,8 +140,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case .block, .noBlock:
       let mayBlock: Bool
       if case .block = completion { mayBlock = true } else { mayBlock = false }
-      // A thread never waits for an item that cannot run; nor, without a drain of its own, for
-      // any item when it must not block.
+      // A thread never waits for an item that cannot run, nor at all when it must not block.
       guard runnable, mayBlock || canClaim else {
         enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
         return .none
@@ -209,16 +204,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// A lock lets go. When it was the last and actions are held, they replay: the caller drains
-  /// them (or waits for the drainer to) up to `barrier`, queued after them, and every chain
-  /// they start.
+  /// them (or waits for the drainer to) up to `barrier`, queued after them, with their chains.
   mutating func release(
     _ lock: LockID, caller: ReleaseCaller, barrier: Payload
   ) -> SubmitAction {
     guard locks.remove(lock) != nil, locks.isEmpty, mainDepth > 0 else { return .none }
     if caller == .drainer || (!canClaim && caller != .block) { return .none }
     let seq = takeSeq()
-    // The held items nobody waits for join the barrier's chain, so the caller waits for the
-    // actions they dispatch too.
+    // The held items nobody waits for join the barrier's chain (with what they dispatch).
     var adopted = 0
     let live = openRoots
     main.updateEach { item in
@@ -248,8 +241,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
   }
 
-  /// Gives the item a shortcut drainer is running a root, so what it dispatches joins its chain;
-  /// returns the root's sequence number.
+  /// Gives the item a shortcut drainer runs a root (for what it dispatches); returns its number.
   mutating func openFastRoot() -> Seq {
     let seq = takeSeq()
     openRoots.open(seq, Root(outstanding: 1, inMain: 0, waiter: .drainer))
@@ -268,8 +260,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// The drainer finished `item`; `hooksArmed` when before-wake hooks are armed and not run
-  /// (the machine then asks for them, with ``Step/runHooks``, before it wakes anybody or lets
-  /// the drainer go).
+  /// (``Step/runHooks`` then comes before any wake-up and before the drainer lets go).
   mutating func finish(_ item: Item, hooksArmed: Bool = false) -> Wake {
     if hooksArmed { hooksPending = true }
     return finish(root: item.root)
@@ -310,8 +301,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     if lent > 0 { batchStopped = true }
   }
 
-  /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back for them are
-  /// woken now.
+  /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back are woken.
   mutating func hooksRan() -> Wake {
     hooksPending = false
     releaseStuckAfterHooks = false
@@ -323,24 +313,22 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return wake
   }
 
-  /// The block of a scheduled worker starts: `true` when it is the drainer, `false` when a
-  /// caller took the lane over meanwhile (the block then ends at once).
+  /// The block of a scheduled worker starts: `false` when a caller took the lane over meanwhile.
   mutating func startWorker() -> Bool {
     guard drainer == .worker(started: false) else { return false }
     drainer = .worker(started: true)
     return true
   }
 
-  /// What the drainer does next: runs an item, or lets go of the lane (handing it to a blocked
-  /// caller or to the worker when items can still run).
+  /// What the drainer does next: runs an item, or lets go (to a blocked caller or the worker
+  /// when items can still run).
   mutating func next() -> (Wake, Step) {
     var wake = Wake()
     if !notifyAfterHooks.isEmpty || releaseStuckAfterHooks { return (wake, .runHooks) }
     if case .caller(let seq) = drainer, seq == 0 || openRoots[seq] == nil {
-      // The caller's chain is done. It still runs what was queued before that moment: every
-      // item a blocked caller waits for (it waits anyway, and a hand-over per item would make
-      // the lane wait for each thread to be scheduled), and up to ``extraBudget`` others; then
-      // it returns, and somebody else takes the rest. Bounded either way: nothing queued later.
+      // The caller's chain is done. It still runs what was queued before: every item a blocked
+      // caller waits for (a hand-over per item would wait for each thread to be scheduled), and
+      // up to ``extraBudget`` others; then it returns, and somebody else takes the rest.
       if horizon == 0 {
         horizon = nextSeq
         extraLeft = Self.extraBudget
@@ -422,9 +410,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return wake
   }
 
-  /// Releases the blocked threads whose every remaining item is held in the main queue by a
-  /// lock. Tasks in `send` keep waiting (they block no thread); the drainer finds out for
-  /// itself at its next step, when nothing can run.
+  /// Releases the blocked threads whose every remaining item a lock holds in the main queue
+  /// (tasks in `send` block no thread, and wait on; the drainer finds out at its next step).
   private mutating func releaseStuckRoots() -> Wake {
     var wake = Wake()
     guard !locks.isEmpty else { return wake }
@@ -457,8 +444,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The next runnable item, when it was queued before ``horizon`` and it belongs to the chain
-  /// of a blocked caller or the caller still has budget for it.
+  /// The next runnable item queued before ``horizon``, of a blocked caller or within budget.
   private mutating func popQueuedBeforeHorizon(_ wake: inout Wake) -> Item? {
     guard let item = bypass.first ?? (locks.isEmpty ? main.first : nil), item.seq < horizon
     else { return nil }
@@ -479,8 +465,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return item
   }
 
-  /// The drainer's chain is done: it lets go, handing runnable items to a blocked caller (the
-  /// oldest), or to the worker.
+  /// The drainer's chain is done: it lets go, to the oldest blocked caller or to the worker.
   private mutating func handOff(_ wake: inout Wake) -> Step {
     horizon = 0
     guard hasRunnable else {

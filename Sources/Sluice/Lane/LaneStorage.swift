@@ -15,10 +15,8 @@ import Synchronization
 final class LaneStorage: @unchecked Sendable {
   // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
-  /// The machine resumes tasks through `UnsafeContinuation`, not `CheckedContinuation`: the
-  /// checked one is resilient, so every copy of a root (per queued action) went through value
-  /// witnesses (about 2,000 instructions of `queue.async1m`'s 5,555 per action); the machine
-  /// resumes each exactly once (``LaneStateMachine/Wake``), which `LaneModel` checks.
+  /// Tasks resume through `UnsafeContinuation`: a `CheckedContinuation` is resilient, copied
+  /// through value witnesses; the machine resumes each once, which `LaneModel` checks.
   typealias Machine = LaneStateMachine<
     QueuedWork, UnsafeContinuation<Void, Never>, WeakLock, AnyStoreCore
   >
@@ -33,8 +31,7 @@ final class LaneStorage: @unchecked Sendable {
   @exclusivity(unchecked) private var machine: Machine
   /// The blocked threads, by the sequence number they wait for.
   private var parked: [Machine.Seq: InternalCondition] = [:]
-  /// Whether no caller may take the shortcut (an inspector is attached: every action is
-  /// queued with its origin); guarded by `lock`.
+  /// Whether no caller may take the shortcut (an inspector is attached); guarded by `lock`.
   private var shortcutOff = false
 
   init(maxQueueDepth: Int?) {
@@ -80,8 +77,7 @@ final class LaneStorage: @unchecked Sendable {
     word.load(ordering: .acquiring) & LaneStorage.stopBatch != 0
   }
 
-  /// Turns the shortcut off (every caller goes through the machine) or back on; the caller holds
-  /// `lock`.
+  /// Turns the shortcut off (every caller goes through the machine) or back on, under `lock`.
   func setShortcutOffLocked(_ off: Bool) {
     withMachineLocked { _ in shortcutOff = off }
   }
@@ -117,8 +113,8 @@ final class LaneStorage: @unchecked Sendable {
     return outcome ?? .finished
   }
 
-  /// Wakes what a transition said to wake (outside the lock): each blocked thread that has an
-  /// outcome now, on its own condition, and each task to resume.
+  /// Wakes what a transition said to (outside the lock): blocked threads on their own
+  /// condition, and tasks.
   func wake(_ wake: Machine.Wake) {
     if !wake.threads.isEmpty {
       lock.lock()
