@@ -1,13 +1,10 @@
-/// A FIFO queue stored in chunks: amortized O(1) append and removal at the front.
+/// A FIFO queue stored in chunks: amortized O(1) append and removal at the front. It never
+/// copies its elements to grow, and frees each chunk once drained, so a burst costs its own
+/// size and its memory goes back as it drains; chunks double from 16 up to ``maximumChunk``.
 ///
-/// Unlike a ring buffer that doubles, it never copies its elements to grow, and each chunk is
-/// freed as soon as it is drained, so a burst costs its own size and its memory goes back while
-/// the queue drains. Chunks start small and double up to ``maximumChunk`` elements.
-///
-/// A value: copies share one storage until one of them changes (the model checker copies the
-/// machine at every step). Chunks are raw memory reached through pointers the storage keeps,
-/// so an append or a removal is a uniqueness check and a few loads and stores, with no
-/// optional or array access per element.
+/// A value: copies share one storage until one changes (the model checker copies the machine at
+/// every step). Chunks are raw memory the storage points at, so an append or a removal is a
+/// uniqueness check and a few loads and stores.
 struct ChunkedQueue<Element> {
   private var storage = Storage()
 
@@ -39,6 +36,23 @@ struct ChunkedQueue<Element> {
     guard storage.count > 0 else { return nil }
     if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     return storage.popFirst()
+  }
+
+  /// Moves the elements at the front to `buffer` (empty), up to `limit` and while `include`
+  /// accepts them, from the first chunk only.
+  mutating func moveFront(
+    upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool
+  ) {
+    guard storage.count > 0 else { return }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.moveFront(upTo: limit, into: &buffer, while: include)
+  }
+
+  /// Puts `elements` back at the front, in their order, before the others.
+  mutating func prepend(_ elements: ArraySlice<Element>) {
+    guard !elements.isEmpty else { return }
+    if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    storage.prepend(elements)
   }
 
   /// Calls `body` on every element, front to back, letting it change the element in place.
@@ -115,6 +129,50 @@ struct ChunkedQueue<Element> {
       count -= 1
       if count == 0 || head == headCapacity { dropDrained() }
       return element
+    }
+
+    /// Moves the first elements `include` accepts, up to `limit`, to a new array (bitwise:
+    /// no element is copied or destroyed).
+    @inline(__always)
+    func moveFront(upTo limit: Int, into buffer: inout [Element], while include: (Element) -> Bool)
+    {
+      let end = chunks.count == 1 ? tailUsed : headCapacity
+      let start = headBase.unsafelyUnwrapped + head
+      var taken = 0
+      while taken < Swift.min(limit, end - head), include(start[taken]) { taken += 1 }
+      guard taken > 0 else { return }
+      buffer = Array(unsafeUninitializedCapacity: taken) { target, initialized in
+        target.baseAddress.unsafelyUnwrapped.moveInitialize(from: start, count: taken)
+        initialized = taken
+      }
+      head += taken
+      count -= taken
+      if count == 0 || head == headCapacity { dropDrained() }
+    }
+
+    /// Puts `elements` before the others: in the room before `head`, or in a new first chunk
+    /// that takes the old one's elements too (every chunk but the last stays full).
+    func prepend(_ elements: ArraySlice<Element>) {
+      guard let old = headBase else { return elements.forEach(append) }
+      count += elements.count
+      if head >= elements.count {
+        head -= elements.count
+        return fill(old + head, with: elements)
+      }
+      let live = (chunks.count == 1 ? tailUsed : headCapacity) - head
+      let base = UnsafeMutablePointer<Element>.allocate(capacity: elements.count + live)
+      fill(base, with: elements)
+      (base + elements.count).moveInitialize(from: old + head, count: live)
+      old.deallocate()
+      chunks[0] = (base, elements.count + live)
+      if chunks.count == 1 { tailUsed = elements.count + live }
+      head = 0
+      cacheEnds()
+    }
+
+    private func fill(_ start: UnsafeMutablePointer<Element>, with elements: ArraySlice<Element>) {
+      _ = UnsafeMutableBufferPointer(start: start, count: elements.count)
+        .initialize(fromContentsOf: elements)
     }
 
     /// The queue is empty, or its first chunk is drained (and not the last): keeps one small

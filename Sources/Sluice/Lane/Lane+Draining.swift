@@ -1,9 +1,8 @@
 extension Lane {
   typealias Machine = LaneStorage.Machine
 
-  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go (drainer
-  /// only): with one compare-and-swap when nothing happened meanwhile, through the machine
-  /// otherwise (the item dispatched from inside, something was queued, a lock was taken).
+  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go: with one
+  /// compare-and-swap when nothing happened meanwhile, through the machine otherwise.
   @inline(__always)
   func runShortcut(_ body: () -> Void) {
     beginDrain()
@@ -32,22 +31,17 @@ extension Lane {
   func carryOut(_ action: Machine.SubmitAction) {
     switch action {
     case .none: return
-    case .drain:
-      beginDrain()
-      drain { $0.next() }
-    case .wait(let seq):
-      guard storage.block(seq) == .drain else { return }
-      // The lane was handed to this thread: drain until its chain is done.
-      beginDrain()
-      drain { $0.next() }
-    case .scheduleWorker:
-      startWorker()
+    case .drain: break
+    // Drains when the lane was handed to this thread, until its chain is done.
+    case .wait(let seq): guard storage.block(seq) == .drain else { return }
+    case .scheduleWorker: return startWorker()
     }
+    beginDrain()
+    drain { $0.next() }
   }
 
   private func startWorker() {
-    // Weak: a queued block must not keep a lane alive that nobody holds any more (what is left
-    // in it belongs to stores that are gone).
+    // Weak: a queued block must not keep alive a lane nobody holds (its stores are gone).
     workerQueue.async { [weak self] in
       // A caller may have taken the lane over before this block ran.
       guard let self, self.storage.withMachine({ $0.startWorker() }) else { return }
@@ -56,19 +50,26 @@ extension Lane {
     }
   }
 
-  /// What a drainer lets go of after the lock once it stops: the cores the machine hands back
-  /// as retired, and the routes it had cached to them.
+  /// What a drainer lets go of after the lock once it stops: retired cores, routes to them.
   typealias Leftovers = (retired: [AnyStoreCore], forgotten: ForgottenRoutes)
 
-  /// One transition of the drainer, under the lock. When the drainer lets go, the thread stops
-  /// being the drainer before the lane is free for anybody else, and the cores the machine
-  /// hands back as retired, with the routes cached to them, go to `leftovers`, for release
-  /// after the lock.
+  /// The most items a drainer runs per transition: its item and those lent with it.
+  static var batchLimit: Int { 64 }
+
+  /// One transition of the drainer, under the lock; given an item, it is lent the items of its
+  /// chain queued after it (into `batch`, empty). When the drainer lets go, the thread stops
+  /// being the drainer before the lane is free, and the cores the machine hands back as retired,
+  /// with the routes cached to them, go to `leftovers`, for release after the lock.
   private func transition(
-    _ leftovers: inout Leftovers?, _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
+    _ leftovers: inout Leftovers?, _ batch: inout [Item],
+    _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
   ) -> (Machine.Wake, Machine.Step) {
     storage.withMachine { machine in
       let (wake, step) = body(&machine)
+      if case .run(let item) = step {
+        machine.lend(after: item, upTo: Self.batchLimit - 1, into: &batch)
+        return (wake, step)
+      }
       guard case .stop(_, let retired) = step else { return (wake, step) }
       if !retired.isEmpty { leftovers = (retired, forgetRoutes()) }
       endDrain()
@@ -76,29 +77,43 @@ extension Lane {
     }
   }
 
-  /// Runs items from the transition `first` on until the machine says stop; the calling thread
-  /// is the drainer. Only what each transition hands back crosses the loop (what a stop leaves
-  /// is kept aside): copying more cost `queue.async1m` about 100 instructions per action.
+  /// Runs items from the transition `first` on until the machine says stop (the calling thread
+  /// is the drainer). After an item it runs its batch while no hook is armed and the machine
+  /// does not ask it to stop (one atomic load per item), then hands the batch back; the batch
+  /// is released after the lock, so what ran is never released under it. Only what each
+  /// transition hands back crosses the loop (copying more cost about 100 instructions/action).
   private func drain(_ first: (inout Machine) -> (Machine.Wake, Machine.Step)) {
     var leftovers: Leftovers?
-    var (wake, step) = transition(&leftovers, first)
+    var batch: [Item] = []
+    var ranBatch: [Item] = []
+    var (wake, step) = transition(&leftovers, &batch, first)
     while true {
       if !wake.isEmpty { storage.wake(wake) }
       switch consume step {
       case .run(let item):
         run(item)
+        var ran = 0
+        batch.withUnsafeBufferPointer { lent in
+          while ran < lent.count, armedHooks.isEmpty, !storage.batchStopped {
+            run(lent[ran])
+            ran += 1
+          }
+        }
         let hooksArmed = !armedHooks.isEmpty
-        (wake, step) = transition(&leftovers) { machine in
+        swap(&batch, &ranBatch)
+        (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.finish(item, hooksArmed: hooksArmed)
+          if !ranBatch.isEmpty { wake.formUnion(machine.finishLent(ranBatch, ran: ran)) }
           let (more, step) = machine.next()
           wake.formUnion(more)
           return (wake, step)
         }
+        ranBatch = []
       case .runHooks:
         // Before whoever waits is woken, and before the lane is let go: once per chain when
         // its end wakes its caller, not once per item.
         runArmedHooks()
-        (wake, step) = transition(&leftovers) { machine in
+        (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.hooksRan()
           let (more, step) = machine.next()
           wake.formUnion(more)

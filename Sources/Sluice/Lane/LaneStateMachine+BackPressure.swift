@@ -1,29 +1,29 @@
-// The bound of the main queue (`maxQueueDepth`): an overflow reported once, and the senders
-// that wait for room. Only the machine calls these and touches `capacityWaiters` and
-// `overflowReported` (internal, not private, so that this file can).
+// The bound of the main queue (`maxQueueDepth`, lent items included): an overflow reported
+// once, and the senders that wait for room (internal state, so that this file can touch it).
 extension LaneStateMachine {
   /// The depth of the main queue when it is past the bound and that was not reported yet since
   /// it last was within the bound; `nil` otherwise. The caller reports it.
   mutating func takeOverflow() -> Int? {
-    guard let bound = maxQueueDepth, main.count > bound, !overflowReported else { return nil }
+    guard let bound = maxQueueDepth, mainDepth > bound, !overflowReported else { return nil }
     overflowReported = true
-    return main.count
+    return mainDepth
   }
 
   /// After an item left the main queue: the senders waiting for room go on when there is some.
   mutating func wakeCapacityWaiters(into wake: inout Wake) {
-    if overflowReported, let bound = maxQueueDepth, main.count <= bound {
+    if overflowReported, let bound = maxQueueDepth, mainDepth <= bound {
       overflowReported = false
     }
-    guard let bound = maxQueueDepth, main.count < bound, !capacityWaiters.isEmpty else { return }
+    guard let bound = maxQueueDepth, mainDepth < bound, !capacityWaiters.isEmpty else { return }
     wake.resumers.append(contentsOf: capacityWaiters)
     capacityWaiters.removeAll()
   }
 
   /// A sender waits for room below the bound; returns `true` when there is room now.
   mutating func waitForCapacity(_ resumer: Resumer) -> Bool {
-    guard let bound = maxQueueDepth, main.count >= bound else { return true }
+    guard let bound = maxQueueDepth, mainDepth >= bound else { return true }
     capacityWaiters.append(resumer)
+    stopBatch()
     return false
   }
 }

@@ -2,13 +2,11 @@
 // drains (see LaneStateMachine.swift for the machine itself).
 
 extension LaneStateMachine {
-  /// A queued item: its payload and two words (the lane's queue holds a million actions in
-  /// 32 MB with its two-word payload).
+  /// A queued item: its payload and two words (a million queued actions take 32 MB).
   struct Item {
     var payload: Payload
     var seq: Seq
-    /// The root (low 63 bits: sequence numbers never get near 2^63) and the bypass flag (top
-    /// bit).
+    /// The root (low 63 bits: sequence numbers never get near 2^63) and the bypass flag.
     private var rootAndBypass: Seq
 
     private static var bypassBit: Seq { 1 << 63 }
@@ -48,9 +46,8 @@ extension LaneStateMachine {
     var waiter: Waiter
   }
 
-  /// The open roots by sequence number. The root touched last is kept beside the dictionary: a
-  /// drained chain touches its root twice per item, and each dictionary access hashes its key
-  /// (about 1,300 of `queue.async1m`'s instructions per action went there).
+  /// The open roots by sequence number, the root touched last beside the dictionary: a chain
+  /// touches its root at each transition, and each dictionary access hashes its key.
   struct RootTable {
     private var others: [Seq: Root] = [:]
     /// The sequence number of `last` (when `last` is `nil`, it is no longer open).
@@ -59,9 +56,7 @@ extension LaneStateMachine {
 
     subscript(seq: Seq) -> Root? {
       get { seq == lastSeq ? last : others[seq] }
-      set {
-        if seq == lastSeq { last = newValue } else { others[seq] = newValue }
-      }
+      set { if seq == lastSeq { last = newValue } else { others[seq] = newValue } }
     }
 
     /// Opens the root `seq` (a new sequence number): it is the one touched last now.
@@ -71,8 +66,6 @@ extension LaneStateMachine {
       last = root
     }
 
-    var isEmpty: Bool { last == nil && others.isEmpty }
-
     /// Every open root (a copy: for iterating while removing).
     var all: [Seq: Root] {
       var all = others
@@ -80,9 +73,7 @@ extension LaneStateMachine {
       return all
     }
 
-    mutating func removeValue(forKey seq: Seq) {
-      self[seq] = nil
-    }
+    mutating func removeValue(forKey seq: Seq) { self[seq] = nil }
   }
 
   /// What a blocked thread learns when it is woken.
@@ -99,13 +90,11 @@ extension LaneStateMachine {
     case fast
     /// A caller serving its root's chain (0: a chain that is already done).
     case caller(Seq)
-    /// Handed to the blocked caller of this root, which was woken and has not run yet: until it
-    /// takes its outcome, a caller that comes first takes the lane instead (see
-    /// ``LaneStateMachine/canClaim``).
+    /// Handed to the blocked caller of this root, woken and not running yet: a caller that comes
+    /// first takes the lane instead (see ``LaneStateMachine/canClaim``).
     case heir(Seq)
-    /// The lane's worker queue: drains until nothing can run. Until its block starts running
-    /// (`started` is false), a caller that would wait for it takes the lane instead, so no
-    /// caller ever waits for a thread that does not exist yet.
+    /// The lane's worker queue: drains until nothing can run. Until its block starts, a caller
+    /// that would wait for it takes the lane instead (no caller waits for a thread not running).
     case worker(started: Bool)
   }
 }

@@ -1,35 +1,28 @@
 /// Every decision of a lane, as a value: what is queued, who holds the lane, who waits for what.
-///
-/// The machine runs no code of its own: no lock, no thread, no closure. Each input is a
-/// `mutating` method that returns what the caller must do next (run an item, block, wake
-/// waiters, start a worker); ``LaneStorage`` calls it under its one lock and does that outside
-/// the lock. Tests drive it directly, and explore every interleaving of small scenarios.
+/// It runs no code of its own (no lock, thread or closure): each input is a `mutating` method
+/// returning what the caller does next, which ``LaneStorage`` calls under its one lock.
 ///
 /// ## Vocabulary
-/// - An **item** is an action or lane work. Items run one at a time, first come first served;
-///   items of the *bypass* queue (exclusive actions, lane queries) run before the *main* queue,
-///   and are the only ones that run while a lock holds the lane.
-/// - A **root** is an item somebody waits for: a thread blocked in a synchronous call, a task
-///   suspended in `send`, or the drainer itself. Its **chain** is the root and every item
-///   dispatched from inside the lane while an item of the chain ran; the root is complete when
-///   its chain is.
-/// - The **drainer** is the one thread allowed to run items. A synchronous caller that finds
-///   the lane idle becomes the drainer for its own chain, and hands the lane on when its chain
-///   is done: to a blocked caller, or to the lane's worker queue.
+/// - An **item** is an action or lane work; items of the *bypass* queue (exclusive actions,
+///   lane queries) run before the *main* queue, and alone while a lock holds the lane.
+/// - A **root** is an item somebody waits for (a blocked thread, a task in `send`, the drainer);
+///   its **chain** is the root and every item dispatched from inside while one of them ran.
+/// - The **drainer** is the one thread that runs items: a synchronous caller that finds the lane
+///   idle drains its own chain, then hands the lane to a blocked caller or to the worker.
 ///
 /// ## Guarantees (checked by `LaneStateMachineTests` and `LaneInterleavingTests`)
 /// - At most one drainer; an item runs once; items leave each queue in arrival order.
-/// - A blocked thread is woken when its chain is complete, or when every item left in its chain
-///   is held by a lock (it never waits for an item that cannot run), or to become the drainer.
-/// - When items can run, somebody drains: the lane is never idle with runnable work.
+/// - A blocked thread is woken when its chain is complete, or when every item left in it is
+///   held by a lock, or to become the drainer; the lane is never idle with runnable work.
 /// - A running caller never waits for a thread that is not running: a lane handed to the worker
-///   or to a blocked caller (the *heir*) that has not started on it yet is taken by a caller that
-///   comes first.
-/// - Before-wake hooks the drainer reported armed run (``Step/runHooks``) before anybody is
-///   woken and before the drainer lets go: no wake-up, also none a lock from another thread
-///   causes, comes before them.
-/// - A retired store core (a *retiree*) is handed back for release only when no thread can
-///   follow a route to it (see ``retire(_:)``), and always by the time the lane is idle.
+///   or to a blocked caller (the *heir*) that has not started on it is taken by one that comes
+///   first.
+/// - A batch (``lend(after:upTo:into:)``) stops before its next item when a lock, a bypass item,
+///   a retired core or a sender waiting for room asks (``batchStopped``); the rest is requeued.
+/// - Armed before-wake hooks (``Step/runHooks``) run before anybody is woken and before the
+///   drainer lets go, also when a lock from another thread causes the wake-up.
+/// - A retired store core is handed back for release only when no thread can follow a route to
+///   it (see ``retire(_:)``), and always by the time the lane is idle.
 struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   typealias Seq = UInt64
 
@@ -51,8 +44,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case none
     /// The calling thread may block until its chain is done.
     case block
-    /// The calling thread must not block (it drains another lane): it drains when it finds the
-    /// lane idle, and returns at once otherwise.
+    /// The calling thread must not block (it drains another lane): it drains an idle lane only.
     case noBlock
     /// Resume this when the chain is done.
     case resume(Resumer)
@@ -61,20 +53,17 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// What the drainer does next.
   enum Step {
     case run(Item)
-    /// Run the armed before-wake hooks (see ``BeforeWakeHook``), then call ``hooksRan()``:
-    /// somebody is to be woken, or the drainer is to let go, and the drainer said hooks are
-    /// armed.
+    /// Run the armed before-wake hooks (``BeforeWakeHook``), then call ``hooksRan()``: somebody
+    /// is to be woken, or the drainer is to let go, with hooks armed.
     case runHooks
     /// The drainer lets go of the lane; `scheduleWorker` when the worker takes it over. It drops
     /// the routes it cached when `retired` is not empty, and releases these after the lock.
     case stop(scheduleWorker: Bool, retired: [Retiree])
   }
 
-  /// Waiters to wake after a transition.
+  /// Waiters to wake after a transition. A wake of nobody holds no array (no retain and
+  /// release of an empty one: about 100 instructions of `queue.async1m` per action).
   struct Wake {
-    // Optional: a wake of nobody (almost every transition's) holds no array, so making and
-    // dropping one costs no retain and release of the empty array (about 100 instructions of
-    // `queue.async1m` per action).
     private var someResumers: [Resumer]?
     private var someThreads: [Seq]?
 
@@ -110,23 +99,25 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
   var overflowReported = false
   private(set) var nextSeq: Seq = 1
-  /// Whether the drainer has armed before-wake hooks it has not run (it says so when it
-  /// finishes an item): until it ran them, nobody is woken and the drainer does not let go.
+  /// Whether the drainer said before-wake hooks are armed: until they ran, nobody is woken and
+  /// the drainer does not let go.
   private(set) var hooksPending = false
   /// The waiters whose chains ended while hooks were pending: notified once they ran.
   private(set) var notifyAfterHooks: [(seq: Seq, waiter: Waiter)] = []
-  /// Whether a lock was taken while hooks were pending: the blocked callers it holds are
-  /// released once they ran (if it still holds them then).
+  /// Whether a lock was taken while hooks were pending: its stuck callers are released after.
   private(set) var releaseStuckAfterHooks = false
   /// The retired cores a drainer may still follow a route to (see ``retire(_:)``).
   var retired: [Retiree] = []
-  /// For a caller whose chain is done: the sequence numbers it may still run are below this
-  /// (0 while its chain is not done).
+  /// How many items of the main queue the drainer was lent (``lend(after:upTo:into:)``).
+  private(set) var lent = 0
+  /// Whether the drainer must stop its batch before its next item (see ``stopBatch()``).
+  private(set) var batchStopped = false
+  /// For a caller whose chain is done, the sequence numbers it may still run are below this.
   private(set) var horizon: Seq = 0
   /// How many items nobody blocks on a caller whose chain is done may still run.
   private var extraLeft = 0
-  /// The most items nobody blocks on that a caller runs after its own chain (so a flood of
-  /// asynchronous dispatches costs it at most this much before it returns).
+  /// The most items nobody blocks on that a caller runs after its own chain (bounds what a
+  /// flood of asynchronous dispatches costs it).
   static var extraBudget: Int { 32 }
   let maxQueueDepth: Int?
 
@@ -149,8 +140,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case .block, .noBlock:
       let mayBlock: Bool
       if case .block = completion { mayBlock = true } else { mayBlock = false }
-      // A thread never waits for an item that cannot run; nor, without a drain of its own, for
-      // any item when it must not block.
+      // A thread never waits for an item that cannot run, nor at all when it must not block.
       guard runnable, mayBlock || canClaim else {
         enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
         return .none
@@ -173,8 +163,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The outcome of a blocked thread's wait, once there is one; it is forgotten once taken. A
-  /// thread that takes ``Outcome/drain`` is the drainer from now on.
+  /// The outcome of a blocked thread's wait, forgotten once taken; a thread that takes
+  /// ``Outcome/drain`` is the drainer from now on.
   mutating func takeOutcome(_ seq: Seq) -> Outcome? {
     let outcome = outcomes.removeValue(forKey: seq)
     if outcome == .drain {
@@ -185,8 +175,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return outcome
   }
 
-  /// Brings the machine up to date with the lock-free shortcut: `held` tells whether a caller
-  /// holds the lane through it (or whether a shortcut holder let go without the lock).
+  /// Brings the machine up to date with the lock-free shortcut: whether a caller `held` it.
   mutating func syncShortcut(held: Bool) {
     if held, drainer == .none {
       drainer = .fast
@@ -200,6 +189,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// A lock holds the lane. Blocked threads whose chains can no longer go on are released.
   mutating func pause(_ lock: LockID) -> Wake {
     locks.insert(lock)
+    stopBatch()
     return releaseStuckRoots()
   }
 
@@ -214,19 +204,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// A lock lets go. When it was the last and actions are held, they replay: the caller drains
-  /// them (or waits for the drainer to) up to `barrier`, queued after them, and every chain
-  /// they start.
+  /// them (or waits for the drainer to) up to `barrier`, queued after them, with their chains.
   mutating func release(
     _ lock: LockID, caller: ReleaseCaller, barrier: Payload
   ) -> SubmitAction {
-    guard locks.remove(lock) != nil, locks.isEmpty, !main.isEmpty else { return .none }
-    if caller == .drainer { return .none }
-    if !canClaim {
-      guard caller == .block else { return .none }
-    }
+    guard locks.remove(lock) != nil, locks.isEmpty, mainDepth > 0 else { return .none }
+    if caller == .drainer || (!canClaim && caller != .block) { return .none }
     let seq = takeSeq()
-    // The held items nobody waits for join the barrier's chain, so the caller waits for the
-    // actions they dispatch too.
+    // The held items nobody waits for join the barrier's chain (with what they dispatch).
     var adopted = 0
     let live = openRoots
     main.updateEach { item in
@@ -252,14 +237,11 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
     let seq = takeSeq()
     let owner = root != 0 && openRoots[root] != nil ? root : 0
-    if owner != 0 {
-      adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1)
-    }
+    if owner != 0 { adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1) }
     enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
   }
 
-  /// Gives the item a shortcut drainer is running a root, so what it dispatches joins its chain;
-  /// returns the root's sequence number.
+  /// Gives the item a shortcut drainer runs a root (for what it dispatches); returns its number.
   mutating func openFastRoot() -> Seq {
     let seq = takeSeq()
     openRoots.open(seq, Root(outstanding: 1, inMain: 0, waiter: .drainer))
@@ -267,28 +249,59 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   /// The shortcut drainer finished its item (of chain `root`, 0 for none) and could not let go
-  /// with the shortcut: it becomes a caller draining its chain. `hooksArmed`: as for
-  /// ``finish(_:hooksArmed:)``.
+  /// with the shortcut: it becomes a caller draining its chain.
   mutating func finishFast(root: Seq, hooksArmed: Bool = false) -> (Wake, Step) {
     drainer = .caller(root)
     if hooksArmed { hooksPending = true }
-    let wake = finish(root: root)
+    var wake = finish(root: root)
     let (more, step) = next()
-    var all = wake
-    all.formUnion(more)
-    return (all, step)
+    wake.formUnion(more)
+    return (wake, step)
   }
 
   /// The drainer finished `item`; `hooksArmed` when before-wake hooks are armed and not run
-  /// (the machine then asks for them, with ``Step/runHooks``, before it wakes anybody or lets
-  /// the drainer go).
+  /// (``Step/runHooks`` then comes before any wake-up and before the drainer lets go).
   mutating func finish(_ item: Item, hooksArmed: Bool = false) -> Wake {
     if hooksArmed { hooksPending = true }
     return finish(root: item.root)
   }
 
-  /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back for them are
-  /// woken now.
+  /// Moves to `batch` (empty) up to `limit` items of the drainer's own chain queued right after
+  /// `item`, which it was just given. It runs them in order while ``batchStopped`` is false and
+  /// no hook is armed, then calls ``finishLent(_:ran:)``; ``queueDepth`` counts them till then.
+  mutating func lend(after item: Item, upTo limit: Int, into batch: inout [Item]) {
+    guard limit > 0, case .caller(let seq) = drainer, seq != 0, item.root == seq, !item.bypass,
+      bypass.isEmpty, locks.isEmpty, capacityWaiters.isEmpty
+    else { return }
+    main.moveFront(upTo: limit, into: &batch) { $0.root == seq }
+    lent = batch.count
+    if lent > 0 { adjust(seq, inMain: -lent) }
+  }
+
+  /// The drainer ran the first `ran` items of `batch`, the items it was lent; the others go back
+  /// to the front of the main queue. The caller releases `batch` after the lock.
+  mutating func finishLent(_ batch: [Item], ran: Int) -> Wake {
+    var wake = Wake()
+    // Lent items are of the drainer's chain, which a lock's release does not adopt.
+    guard lent > 0, case .caller(let root) = drainer else { return wake }
+    lent = 0
+    batchStopped = false
+    if ran < batch.count {
+      main.prepend(batch[ran...])
+      adjust(root, inMain: batch.count - ran)
+    }
+    guard ran > 0 else { return wake }
+    wakeCapacityWaiters(into: &wake)
+    wake.formUnion(finish(root: root, count: ran))
+    return wake
+  }
+
+  /// Asks the drainer to stop its batch before its next item, if it has one.
+  mutating func stopBatch() {
+    if lent > 0 { batchStopped = true }
+  }
+
+  /// The drainer ran the hooks ``Step/runHooks`` asked for: the waiters held back are woken.
   mutating func hooksRan() -> Wake {
     hooksPending = false
     releaseStuckAfterHooks = false
@@ -300,24 +313,22 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return wake
   }
 
-  /// The block of a scheduled worker starts: `true` when it is the drainer, `false` when a
-  /// caller took the lane over meanwhile (the block then ends at once).
+  /// The block of a scheduled worker starts: `false` when a caller took the lane over meanwhile.
   mutating func startWorker() -> Bool {
     guard drainer == .worker(started: false) else { return false }
     drainer = .worker(started: true)
     return true
   }
 
-  /// What the drainer does next: runs an item, or lets go of the lane (handing it to a blocked
-  /// caller or to the worker when items can still run).
+  /// What the drainer does next: runs an item, or lets go (to a blocked caller or the worker
+  /// when items can still run).
   mutating func next() -> (Wake, Step) {
     var wake = Wake()
     if !notifyAfterHooks.isEmpty || releaseStuckAfterHooks { return (wake, .runHooks) }
     if case .caller(let seq) = drainer, seq == 0 || openRoots[seq] == nil {
-      // The caller's chain is done. It still runs what was queued before that moment: every
-      // item a blocked caller waits for (it waits anyway, and a hand-over per item would make
-      // the lane wait for each thread to be scheduled), and up to ``extraBudget`` others; then
-      // it returns, and somebody else takes the rest. Bounded either way: nothing queued later.
+      // The caller's chain is done. It still runs what was queued before: every item a blocked
+      // caller waits for (a hand-over per item would wait for each thread to be scheduled), and
+      // up to ``extraBudget`` others; then it returns, and somebody else takes the rest.
       if horizon == 0 {
         horizon = nextSeq
         extraLeft = Self.extraBudget
@@ -327,9 +338,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       let step = handOff(&wake)
       return (wake, step)
     }
-    if let item = bypass.popFirst() {
-      return (wake, .run(item))
-    }
+    if let item = bypass.popFirst() { return (wake, .run(item)) }
     if locks.isEmpty, let item = main.popFirst() {
       if item.root != 0 { adjust(item.root, inMain: -1) }
       wakeCapacityWaiters(into: &wake)
@@ -348,9 +357,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
 
   // MARK: - Helpers
 
-  /// Adds to the counts of `root`'s chain, if it is open. A read and a write, not
-  /// `roots[root]?.inMain -= 1`: the dictionary's modify accessor allocates its coroutine frame
-  /// on every call.
+  /// Adds to the counts of `root`'s chain, if it is open (a read and a write: a modify accessor
+  /// allocates its coroutine frame on every call).
   private mutating func adjust(_ root: Seq, outstanding: Int = 0, inMain: Int = 0) {
     guard var progress = openRoots[root] else { return }
     progress.outstanding += outstanding
@@ -364,24 +372,19 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   }
 
   private mutating func enqueue(_ item: Item) {
-    if item.bypass { bypass.append(item) } else { main.append(item) }
+    guard item.bypass else { return main.append(item) }
+    bypass.append(item)
+    stopBatch()
   }
 
   private mutating func openRoot(_ seq: Seq, bypass toBypass: Bool, waiter: Waiter) {
     openRoots.open(seq, Root(outstanding: 1, inMain: toBypass ? 0 : 1, waiter: waiter))
   }
 
-  /// A running caller takes the lane for the chain of `seq`. When the lane was handed to a blocked
-  /// caller that has not woken yet, that caller's outcome is withdrawn: it sleeps on, and its
-  /// items run as those of any blocked caller; or it returns, when its chain ended meanwhile.
+  /// A running caller takes the lane for the chain of `seq`. An heir that has not woken yet
+  /// loses its outcome: it sleeps on as any blocked caller, or returns if its chain ended.
   private mutating func claim(for seq: Seq) {
-    if case .heir(let heir) = drainer {
-      if openRoots[heir] == nil {
-        outcomes[heir] = .finished
-      } else {
-        outcomes.removeValue(forKey: heir)
-      }
-    }
+    if case .heir(let heir) = drainer { outcomes[heir] = openRoots[heir] == nil ? .finished : nil }
     drainer = .caller(seq)
   }
 
@@ -391,11 +394,11 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return .scheduleWorker
   }
 
-  /// One item of `root`'s chain was processed.
-  private mutating func finish(root: Seq) -> Wake {
+  /// `count` items of `root`'s chain were processed.
+  private mutating func finish(root: Seq, count: Int = 1) -> Wake {
     var wake = Wake()
     if root != 0, var progress = openRoots[root] {
-      progress.outstanding -= 1
+      progress.outstanding -= count
       if progress.outstanding > 0 {
         openRoots[root] = progress
       } else {
@@ -407,9 +410,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return wake
   }
 
-  /// Releases the blocked threads whose every remaining item is held in the main queue by a
-  /// lock. Tasks in `send` keep waiting (they block no thread); the drainer finds out for
-  /// itself at its next step, when nothing can run.
+  /// Releases the blocked threads whose every remaining item a lock holds in the main queue
+  /// (tasks in `send` block no thread, and wait on; the drainer finds out at its next step).
   private mutating func releaseStuckRoots() -> Wake {
     var wake = Wake()
     guard !locks.isEmpty else { return wake }
@@ -442,18 +444,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The next runnable item, when it was queued before ``horizon`` and it belongs to the chain
-  /// of a blocked caller or the caller still has budget for it.
+  /// The next runnable item queued before ``horizon``, of a blocked caller or within budget.
   private mutating func popQueuedBeforeHorizon(_ wake: inout Wake) -> Item? {
-    let candidate: Item?
-    if let first = bypass.first {
-      candidate = first
-    } else if locks.isEmpty {
-      candidate = main.first
-    } else {
-      candidate = nil
-    }
-    guard let item = candidate, item.seq < horizon else { return nil }
+    guard let item = bypass.first ?? (locks.isEmpty ? main.first : nil), item.seq < horizon
+    else { return nil }
     if case .thread? = openRoots[item.root]?.waiter {
       // A blocked caller's item: always.
     } else if extraLeft > 0 {
@@ -471,8 +465,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return item
   }
 
-  /// The drainer's chain is done: it lets go, handing runnable items to a blocked caller (the
-  /// oldest), or to the worker.
+  /// The drainer's chain is done: it lets go, to the oldest blocked caller or to the worker.
   private mutating func handOff(_ wake: inout Wake) -> Step {
     horizon = 0
     guard hasRunnable else {

@@ -1,35 +1,29 @@
 import Synchronization
 
-/// The shared half of a lane: the one lock, the ``LaneStateMachine`` it guards, and the atomic
-/// word of the lock-free shortcut.
-///
-/// Every transition of the machine runs under `lock`, through ``withMachine(_:)``; what the
-/// machine returns (run an item, wake waiters, start the worker) is done by ``Lane`` after the
-/// lock is let go, so no user code runs and no value is released under it.
+/// The shared half of a lane: the one lock, the ``LaneStateMachine`` it guards (every
+/// transition runs under `lock`, through ``withMachine(_:)``; ``Lane`` does what it returns
+/// after the lock), and the atomic `word` of the lock-free shortcut.
 ///
 /// ## The shortcut
 /// A synchronous dispatch that finds the lane idle and nothing queued claims it with one
-/// compare-and-swap of `word` from 0 to `held`, processes its action, and lets go with one
-/// compare-and-swap back to 0: the transitions "idle → held by a caller" and back, taken
-/// without the lock. The machine learns of them lazily: every locked transition first sets
-/// `attention` (so no shortcut claim can start while it runs) and tells the machine whether the
-/// shortcut is held (``LaneStateMachine/syncShortcut(held:)``); when it ends, it writes `word`
-/// back from the machine (`held` when a drainer holds the lane, `attention` when anything but a
-/// shortcut holder needs the lock). A shortcut holder whose closing compare-and-swap fails
-/// (`attention` is set) finishes through the machine.
+/// compare-and-swap of `word` from 0 to `held`, and lets go with one back to 0. Every locked
+/// transition first sets `attention` (no shortcut claim starts while it runs) and tells the
+/// machine whether the shortcut is held (``LaneStateMachine/syncShortcut(held:)``); then it
+/// writes `word` back from the machine: `held` when a drainer holds the lane, `attention` when
+/// anything but a shortcut holder needs the lock, `stopBatch` when the drainer is to stop its
+/// batch. A shortcut holder whose closing compare-and-swap fails finishes through the machine.
 final class LaneStorage: @unchecked Sendable {
   // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
-  /// The machine resumes tasks through `UnsafeContinuation`, not `CheckedContinuation`: the
-  /// checked one is resilient, so every copy of a root (per queued action) went through value
-  /// witnesses (about 2,000 instructions of `queue.async1m`'s 5,555 per action); the machine
-  /// resumes each exactly once (``LaneStateMachine/Wake``), which `LaneModel` checks.
+  /// Tasks resume through `UnsafeContinuation`: a `CheckedContinuation` is resilient, copied
+  /// through value witnesses; the machine resumes each once, which `LaneModel` checks.
   typealias Machine = LaneStateMachine<
     QueuedWork, UnsafeContinuation<Void, Never>, WeakLock, AnyStoreCore
   >
 
   static let held = 1
   static let attention = 2
+  static let stopBatch = 4
 
   let word = Atomic<Int>(0)
   let lock = InternalLock()
@@ -37,8 +31,7 @@ final class LaneStorage: @unchecked Sendable {
   @exclusivity(unchecked) private var machine: Machine
   /// The blocked threads, by the sequence number they wait for.
   private var parked: [Machine.Seq: InternalCondition] = [:]
-  /// Whether no caller may take the shortcut (an inspector is attached: every action is
-  /// queued with its origin); guarded by `lock`.
+  /// Whether no caller may take the shortcut (an inspector is attached); guarded by `lock`.
   private var shortcutOff = false
 
   init(maxQueueDepth: Int?) {
@@ -46,7 +39,7 @@ final class LaneStorage: @unchecked Sendable {
   }
 
   /// Runs `body` on the machine under the lock.
-  @inline(never)
+  @inline(__always)
   func withMachine<R>(_ body: (inout Machine) -> R) -> R {
     lock.withLock { withMachineLocked(body) }
   }
@@ -57,27 +50,34 @@ final class LaneStorage: @unchecked Sendable {
   }
 
   /// Like ``withMachine(_:)``, for callers that already hold `lock`.
+  @inline(__always)
   func withMachineLocked<R>(_ body: (inout Machine) -> R) -> R {
     defer { publishWord() }
     syncWord()
     return body(&machine)
   }
 
+  @inline(__always)
   private func syncWord() {
     let previous = word.bitwiseOr(LaneStorage.attention, ordering: .acquiringAndReleasing)
       .oldValue
     machine.syncShortcut(held: previous & LaneStorage.held != 0)
   }
 
+  @inline(__always)
   private func publishWord() {
     let held = machine.isIdle ? 0 : LaneStorage.held
-    let attention =
-      machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
-    word.store(held | attention, ordering: .releasing)
+    let attention = machine.needsAttention || shortcutOff ? LaneStorage.attention : 0
+    let stop = machine.batchStopped ? LaneStorage.stopBatch : 0
+    word.store(held | attention | stop, ordering: .releasing)
   }
 
-  /// Turns the shortcut off (every caller goes through the machine) or back on; the caller holds
-  /// `lock`.
+  /// Whether the drainer must stop its batch before its next item (drainer only, between items).
+  var batchStopped: Bool {
+    word.load(ordering: .acquiring) & LaneStorage.stopBatch != 0
+  }
+
+  /// Turns the shortcut off (every caller goes through the machine) or back on, under `lock`.
   func setShortcutOffLocked(_ off: Bool) {
     withMachineLocked { _ in shortcutOff = off }
   }
@@ -100,14 +100,10 @@ final class LaneStorage: @unchecked Sendable {
   /// Blocks the calling thread until the machine has an outcome for `seq`.
   func block(_ seq: Machine.Seq) -> Machine.Outcome {
     lock.lock()
-    if let outcome = machine.takeOutcome(seq) {
-      lock.unlock()
-      return outcome
-    }
-    let condition = InternalCondition()
-    parked[seq] = condition
     var outcome = machine.takeOutcome(seq)
-    while outcome == nil {
+    let condition = outcome == nil ? InternalCondition() : nil
+    parked[seq] = condition
+    while outcome == nil, let condition {
       lock.wait(on: condition)
       outcome = machine.takeOutcome(seq)
     }
@@ -117,8 +113,8 @@ final class LaneStorage: @unchecked Sendable {
     return outcome ?? .finished
   }
 
-  /// Wakes what a transition said to wake (outside the lock): each blocked thread that has an
-  /// outcome now, on its own condition, and each task to resume.
+  /// Wakes what a transition said to (outside the lock): blocked threads on their own
+  /// condition, and tasks.
   func wake(_ wake: Machine.Wake) {
     if !wake.threads.isEmpty {
       lock.lock()

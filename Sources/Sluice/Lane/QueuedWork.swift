@@ -1,11 +1,9 @@
 /// What the lane's queue holds for one item: two words.
 ///
-/// An action dispatched with `mode: .async` from outside the lane, whose type is trivial and at
-/// most 8 bytes (most actions without a payload or with a number), is *packed*: its bits, and
-/// its type as the metadata of ``PackedAction``, whose class methods run it. Queueing it
-/// allocates nothing, and running it does not box it into an `any Action`. Every other item is
-/// *boxed*: a typed box for other actions (``QueuedAction``), or a box of ``Lane/Work`` for lane
-/// work and for items dispatched from the lane, which carry their chain.
+/// An action dispatched from outside the lane whose type is trivial and at most 8 bytes is
+/// *packed*: its bits, and its type as ``PackedAction``'s metadata, whose class methods run it
+/// (no allocation, no `any Action`). Every other item is *boxed*: ``QueuedAction`` for other
+/// actions, ``QueuedLaneWork`` for lane work and items dispatched from the lane (their chain).
 @usableFromInline
 enum QueuedWork {
   case packed(PackedActionKind.Type, UInt64)
@@ -78,8 +76,7 @@ class PackedActionKind {
 @usableFromInline
 final class PackedAction<A: Action>: PackedActionKind {
   override class func process(_ bits: UInt64, on lane: Lane) {
-    // The bits are the value, and `A` its exact type (a trivial type has no subclass): the
-    // payload points at them, with no generic load or dynamic type lookup per action.
+    // The bits are the value and `A` its exact type: no generic load or dynamic type lookup.
     withUnsafePointer(to: bits) { lane.process(ActionPayload(pointer: $0, type: A.self)) }
   }
 
@@ -104,8 +101,7 @@ class QueuedBox {
   }
 }
 
-/// An action dispatched from outside the lane that is not packed: boxed with its own type, so
-/// running it needs no `any Action`.
+/// An action from outside the lane that is not packed, boxed with its own type.
 @usableFromInline
 final class QueuedAction<A: Action>: QueuedBox {
   @usableFromInline let action: A

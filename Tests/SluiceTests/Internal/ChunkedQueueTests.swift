@@ -31,6 +31,31 @@ import Testing
     #expect(queue.popFirst() == nil)
   }
 
+  /// What a drainer is lent leaves the queue, and what it hands back goes back to the front: into
+  /// the room before the head, or into a new first chunk once the old one was freed.
+  @Test func elementsMovedOutAndPutBackKeepTheirOrder() {
+    var queue = ChunkedQueue<String>()
+    for value in 0..<40 { queue.append("\(value)") }
+    var moved: [String] = []
+    queue.moveFront(upTo: 5, into: &moved) { $0 != "3" }
+    #expect(moved == ["0", "1", "2"])
+    queue.prepend(moved[1...])
+    #expect(queue.elements == (1..<40).map { "\($0)" })
+    // The first chunk (16 elements) is drained and freed: the rest goes into a new chunk.
+    moved = []
+    queue.moveFront(upTo: 100, into: &moved) { _ in true }
+    #expect(moved == (1..<16).map { "\($0)" })
+    queue.prepend(moved[10...])
+    #expect(queue.elements == (11..<40).map { "\($0)" })
+    for value in 40..<100 { queue.append("\(value)") }
+    var expected = 11
+    while let first = queue.popFirst() {
+      #expect(first == "\(expected)")
+      expected += 1
+    }
+    #expect(expected == 100)
+  }
+
   @Test func aBurstGivesItsMemoryBackAsItDrains() {
     var queue = ChunkedQueue<Int>()
     for value in 0..<100_000 { queue.append(value) }

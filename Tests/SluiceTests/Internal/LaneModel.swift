@@ -59,6 +59,11 @@ struct LaneModel {
     var step = 0
     /// The stores the item's routes lead to; `nil` until it refreshed the cached routes.
     var routes: Set<String>?
+    /// The items lent with the first of the batch, not run yet (names and sequence numbers), and
+    /// how many lent items ran.
+    var lentNames: [String] = []
+    var lentSeqs: [UInt64] = []
+    var lentRan = 0
   }
 
   enum Phase: Hashable {
@@ -128,20 +133,27 @@ struct LaneModel {
     case releaseDetachedAtOnce
     /// The drainer lets go without releasing the cores the machine hands back.
     case keepRetiredAtLetGo
+    /// The drainer runs its whole batch, whatever the machine asks (``LaneStateMachine/batchStopped``).
+    case batchIgnoresPause
   }
 
   let scripts: [String: [Inside]]
   /// The stores attached when the scenario starts (none: routes are not modelled).
   let stores: [String]
   let fault: Fault?
+  /// The most items the drainer runs per transition (1: no batches).
+  let batch: Int
   private(set) var failures: [String] = []
   private(set) var statesVisited = 0
   private(set) var finalStates = 0
   private var seen: Set<Int> = []
 
-  init(scripts: [String: [Inside]] = [:], stores: [String] = [], fault: Fault? = nil) {
+  init(
+    scripts: [String: [Inside]] = [:], stores: [String] = [], batch: Int = 1, fault: Fault? = nil
+  ) {
     self.scripts = scripts
     self.stores = stores
+    self.batch = batch
     self.fault = fault
   }
 
@@ -155,10 +167,13 @@ struct LaneModel {
 
   private mutating func visit(_ world: World, trace: [String]) {
     guard failures.count < 5 else { return }
+    // Before the state is looked up: a step that broke a promise can lead to a state reached
+    // without breaking it (the fingerprint leaves the violations out).
+    for violation in world.violations { record(violation, trace) }
+    guard world.violations.isEmpty else { return }
     guard seen.insert(fingerprint(world)).inserted else { return }
     statesVisited += 1
     check(world, trace: trace)
-    guard world.violations.isEmpty else { return }
     var moved = false
     for index in world.threads.indices where mayMove(world.threads[index], in: world) {
       var next = world
@@ -167,6 +182,7 @@ struct LaneModel {
       visit(next, trace: trace + ["t\(index): \(label)"])
     }
     if !moved { finish(world, trace: trace) }
+
   }
 
   // MARK: - Steps
@@ -253,10 +269,32 @@ struct LaneModel {
         apply(wake, to: &world)
         return "\(running.name) finishes through the machine, " + drainStep(step, &world, &thread)
       }
+      if !running.lentNames.isEmpty, world.unwritten.isEmpty,
+        fault == .batchIgnoresPause || !world.machine.batchStopped
+      {
+        // The next item of the batch, after one atomic load of the machine's stop request.
+        let name = running.lentNames.removeFirst()
+        running.seq = running.lentSeqs.removeFirst()
+        running.name = name
+        running.step = 0
+        running.routes = stores.isEmpty ? [] : nil
+        running.lentRan += 1
+        startItem(name, seq: running.seq, bypass: false, &world)
+        thread.phase = .draining(running)
+        return "runs lent \(name)"
+      }
       var wake = world.machine.finish(
         Machine.Item(
           payload: running.name, seq: running.seq, root: running.root, bypass: running.bypass),
         hooksArmed: hooksArmed(world))
+      let unrun = zip(running.lentNames, running.lentSeqs).map {
+        Machine.Item(payload: $0, seq: $1, root: running.root, bypass: false)
+      }
+      wake.formUnion(
+        world.machine.finishLent(
+          Array(
+            repeating: Machine.Item(payload: "", seq: 0, root: 0, bypass: false),
+            count: running.lentRan) + unrun, ran: running.lentRan))
       let (more, step) = world.machine.next()
       wake.formUnion(more)
       apply(wake, to: &world)
@@ -377,22 +415,15 @@ struct LaneModel {
   ) -> String {
     switch step {
     case .run(let item):
-      if world.processed.contains(item.payload) {
-        fail("\(item.payload) ran twice", &world)
-      }
-      if item.bypass {
-        if item.seq <= world.lastBypassSeq { fail("bypass queue out of order", &world) }
-        world.lastBypassSeq = item.seq
-      } else {
-        if item.seq <= world.lastMainSeq { fail("main queue out of order", &world) }
-        world.lastMainSeq = item.seq
-      }
-      world.processed.insert(item.payload)
+      startItem(item.payload, seq: item.seq, bypass: item.bypass, &world)
+      var lent: [Machine.Item] = []
+      world.machine.lend(after: item, upTo: batch - 1, into: &lent)
       thread.phase = .draining(
         Running(
           name: item.payload, seq: item.seq, root: item.root, bypass: item.bypass,
-          shortcut: false, routes: stores.isEmpty ? [] : nil))
-      return "runs \(item.payload)"
+          shortcut: false, routes: stores.isEmpty ? [] : nil, lentNames: lent.map(\.payload),
+          lentSeqs: lent.map(\.seq)))
+      return "runs \(item.payload)" + (lent.isEmpty ? "" : ", lent \(lent.map(\.payload))")
     case .runHooks:
       world.unwritten.removeAll()
       var wake = world.machine.hooksRan()
@@ -419,6 +450,22 @@ struct LaneModel {
       }
       return "stops\(scheduleWorker ? " (worker)" : "")"
     }
+  }
+
+  /// An item starts: once, in its queue's order, and a main item only when no lock holds the
+  /// lane and no bypass item waits.
+  private func startItem(_ name: String, seq: UInt64, bypass: Bool, _ world: inout World) {
+    if world.processed.contains(name) { fail("\(name) ran twice", &world) }
+    if bypass {
+      if seq <= world.lastBypassSeq { fail("bypass queue out of order", &world) }
+      world.lastBypassSeq = seq
+    } else {
+      if seq <= world.lastMainSeq { fail("main queue out of order", &world) }
+      world.lastMainSeq = seq
+      if world.machine.isPaused { fail("\(name) ran while a lock holds the lane", &world) }
+      if !world.machine.bypass.isEmpty { fail("\(name) ran before the bypass items", &world) }
+    }
+    world.processed.insert(name)
   }
 
   private func runInside(
@@ -570,7 +617,6 @@ struct LaneModel {
   // MARK: - Checks
 
   private mutating func check(_ world: World, trace: [String]) {
-    for violation in world.violations { record(violation, trace) }
     let machine = world.machine
     let draining = world.threads.filter {
       if case .draining = $0.phase { return true }
@@ -688,6 +734,8 @@ struct LaneModel {
     }
     hasher.combine(machine.nextSeq)
     hasher.combine(machine.capacityWaiters)
+    hasher.combine(machine.lent)
+    hasher.combine(machine.batchStopped)
     for thread in world.threads {
       // The operations never change: where each thread is says it all.
       hasher.combine(thread.pc)
