@@ -30,9 +30,11 @@ extension Lane {
     case .sync: waits = ThreadContext.drainDepth == 0 ? .block : .noBlock
     case .resume(let continuation): waits = .resume(continuation)
     }
+    guard case .none = waits, !bypass, configuration.maxQueueDepth != nil else {
+      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waits) })
+    }
     let (next, overflow) = storage.withMachine { machine in
-      let next = machine.submit(work, bypass: bypass, completion: waits)
-      return (next, completion.waits || bypass ? nil : machine.takeOverflow())
+      (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
     }
     carryOut(next)
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }

@@ -75,8 +75,7 @@ extension Lane {
     _ = released  // Released here, outside the lock.
   }
 
-  /// Adds `core` to the lane's stores and routing (under `lock`); returns the replaced routing
-  /// table, for the caller to release after the lock.
+  /// Adds `core` to the stores and routing (under `lock`); returns the replaced routing table.
   func attachLocked(_ core: AnyStoreCore) -> Routing {
     if let inspector { core.installInspection(inspector) }
     cores.append(core)
@@ -188,8 +187,7 @@ extension Lane {
     return ordered
   }
 
-  /// Rebuilds the routing table (under `lock`); returns the table it replaced, for the caller to
-  /// release after the lock.
+  /// Rebuilds the routing table (under `lock`); returns the replaced one, to release after it.
   func rebuildRoutingLocked() -> Routing {
     let ordered = orderedCoresLocked()
     var types: Set<ObjectIdentifier> = []

@@ -245,8 +245,7 @@ final class Lane: @unchecked Sendable {
     return result.withLock { $0 }
   }
 
-  /// ``perform(_:_:_:)`` for a task: resumes once `body` ran, with its result; never blocks a
-  /// thread.
+  /// ``perform(_:_:_:)`` for a task: resumes with `body`'s result once it ran; blocks no thread.
   @discardableResult
   func performAsync<T: Sendable>(
     _ kind: WorkKind, _ body: @escaping @Sendable () -> T

@@ -88,8 +88,7 @@ final class LaneStorage: @unchecked Sendable {
     word.compareExchange(expected: 0, desired: LaneStorage.held, ordering: .acquiring).exchanged
   }
 
-  /// Lets go of a lane claimed with ``tryShortcut()``; `false` when the machine must decide
-  /// (call ``LaneStateMachine/finishFast(root:)``).
+  /// Lets go of a lane claimed with ``tryShortcut()``; `false` when the machine must decide.
   @inline(__always)
   func endShortcut() -> Bool {
     word.compareExchange(expected: LaneStorage.held, desired: 0, ordering: .releasing).exchanged
