@@ -92,7 +92,9 @@ public final class Transaction: @unchecked Sendable {
     guard isUsable(file: file, line: line) else { return }
     dispatched.append(action)
     for core in lane.routeCores(for: type(of: action)) {
-      guard let slot = core.slot(for: ObjectIdentifier(type(of: action))) ?? core.catchAllSlot
+      guard
+        let slot = core.slot(for: ObjectIdentifier(type(of: action)))
+          ?? (core.hasCatchAll ? -1 : nil)
       else { continue }
       if !core.isStaged {
         core.transactionOp(core, .stage, self)

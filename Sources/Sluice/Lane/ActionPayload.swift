@@ -1,12 +1,9 @@
 /// An action passed by reference: a pointer to its value and its dynamic type.
 ///
-/// A synchronous dispatch that takes the shortcut hands its action to the reducers this way, so
-/// the hot path never boxes it into an `any Action`: the typed handlers read it through the
-/// pointer (their slot was chosen by the action's exact type). The paths that keep the action or
-/// hand it to code that takes `any Action` (queueing, middleware, catch-all handlers, effects,
-/// error reports) call ``boxed()``.
-///
-/// The pointer is valid only while the call that made the payload runs; nothing may keep it.
+/// The hot path never boxes an action into an `any Action`: typed handlers read it through the
+/// pointer (their slot was chosen by its exact type); paths that keep it or need `any Action`
+/// (queueing, middleware, catch-alls, effects, error reports) call ``boxed()``. The pointer is
+/// valid only while the call that made the payload runs; nothing may keep it.
 @usableFromInline
 struct ActionPayload {
   /// Points at a value of `type` (for a class, at a reference to an instance of `type`).

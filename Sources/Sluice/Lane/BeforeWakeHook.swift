@@ -2,12 +2,9 @@
 /// effects outside the process (a write-through save) durable before anybody sees the step
 /// return.
 ///
-/// A part of Sluice arms its hook on the lane while it runs there (``Lane/arm(_:)``). The drainer
-/// tells the lane's state machine, when it finishes an item, whether hooks are armed; the machine
-/// then asks for them (``LaneStateMachine/Step/runHooks``) before it wakes anybody (a caller
-/// whose chain is done, or one a lock releases) and before the drainer lets go, and holds those
-/// wake-ups back until they ran. A chain of actions therefore runs a hook once, at its end, not
-/// once per action. The lane knows nothing else about the hooks: they own what they do.
+/// A part of Sluice arms its hook on the lane while it runs there (``Lane/arm(_:)``); the lane's
+/// state machine asks for the armed hooks (``LaneStateMachine/Step/runHooks``) before it wakes
+/// anybody and before the drainer lets go, so a chain of actions runs a hook once, at its end.
 protocol BeforeWakeHook: AnyObject {
   /// Whether the hook is armed now (lane only; the lane sets it, the hook reads it).
   var isArmed: Bool { get set }

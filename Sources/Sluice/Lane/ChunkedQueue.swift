@@ -1,10 +1,7 @@
-/// A FIFO queue stored in chunks: amortized O(1) append and removal at the front. It never
-/// copies its elements to grow, and frees each chunk once drained, so a burst costs its own
-/// size and its memory goes back as it drains; chunks double from 16 up to ``maximumChunk``.
-///
-/// A value: copies share one storage until one changes (the model checker copies the machine at
-/// every step). Chunks are raw memory the storage points at, so an append or a removal is a
-/// uniqueness check and a few loads and stores.
+/// A FIFO queue stored in chunks of raw memory (doubling from 16 up to ``maximumChunk``): an
+/// append or a removal at the front is a uniqueness check and a few loads and stores. It never
+/// copies its elements to grow, and frees each chunk once drained. A value: copies share one
+/// storage until one changes (the model checker copies the machine at every step).
 struct ChunkedQueue<Element> {
   private var storage = Storage()
 

@@ -6,14 +6,10 @@
   import Musl
 #endif
 
-/// The one lock type of Sluice: a `pthread_mutex_t`. A thread that waits under it waits on an
-/// ``InternalCondition`` of its own.
-///
-/// `Synchronization.Mutex` is avoided on purpose: the thread sanitizer on Linux reports false
-/// races on it, and Sluice runs its concurrency tests under the sanitizer.
-///
-/// The mutex is not recursive. User code (reducers, observers, middleware) never runs while a
-/// Sluice lock is held, except reducers, which run under their store's lock and are pure.
+/// The one lock type of Sluice: a non-recursive `pthread_mutex_t` (`Synchronization.Mutex` gets
+/// false races from the thread sanitizer on Linux). A thread that waits under it waits on an
+/// ``InternalCondition`` of its own. No user code runs while a Sluice lock is held, except
+/// reducers, which run under their store's lock and are pure.
 @usableFromInline
 final class InternalLock: @unchecked Sendable {
   // @unchecked Sendable: the pointer is allocated once, never reassigned, and every access to

@@ -1,16 +1,15 @@
 extension Lane {
   typealias Machine = LaneStorage.Machine
 
-  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go: with one
-  /// compare-and-swap when nothing happened meanwhile, through the machine otherwise.
+  /// Runs `body` as the item of a lane claimed through the shortcut, then lets go (through the
+  /// machine when the closing compare-and-swap fails).
   @inline(__always)
   func runShortcut(_ body: () -> Void) {
     beginDrain()
     inShortcut = true
     body()
     inShortcut = false
-    // The armed hooks run before the lane is let go; for a chain, once, at its end (the machine
-    // asks for them, see `finishShortcut`).
+    // For a chain, the machine asks for the armed hooks at its end (see `finishShortcut`).
     if !armedHooks.isEmpty, currentRoot == 0 { runArmedHooks() }
     endDrain()
     if storage.endShortcut() { return }
@@ -57,9 +56,9 @@ extension Lane {
   static var batchLimit: Int { 64 }
 
   /// One transition of the drainer, under the lock; given an item, it is lent the items of its
-  /// chain queued after it (into `batch`, empty). When the drainer lets go, the thread stops
-  /// being the drainer before the lane is free, and the cores the machine hands back as retired,
-  /// with the routes cached to them, go to `leftovers`, for release after the lock.
+  /// chain queued after it (into `batch`, empty). When it lets go, the thread stops being the
+  /// drainer before the lane is free, and retired cores with their cached routes go to
+  /// `leftovers`.
   private func transition(
     _ leftovers: inout Leftovers?, _ batch: inout [Item],
     _ body: (inout Machine) -> (Machine.Wake, Machine.Step)
@@ -79,9 +78,8 @@ extension Lane {
 
   /// Runs items from the transition `first` on until the machine says stop (the calling thread
   /// is the drainer). After an item it runs its batch while no hook is armed and the machine
-  /// does not ask it to stop (one atomic load per item), then hands the batch back; the batch
-  /// is released after the lock, so what ran is never released under it. Only what each
-  /// transition hands back crosses the loop (copying more cost about 100 instructions/action).
+  /// does not ask it to stop (one atomic load per item), then hands the batch back; it is
+  /// released after the lock. Only what each transition hands back crosses the loop.
   private func drain(_ first: (inout Machine) -> (Machine.Wake, Machine.Step)) {
     var leftovers: Leftovers?
     var batch: [Item] = []
@@ -104,21 +102,12 @@ extension Lane {
         (wake, step) = transition(&leftovers, &batch) { machine in
           var wake = machine.finish(item, hooksArmed: hooksArmed)
           if !ranBatch.isEmpty { wake.formUnion(machine.finishLent(ranBatch, ran: ran)) }
-          let (more, step) = machine.next()
-          wake.formUnion(more)
-          return (wake, step)
+          return machine.next(after: wake)
         }
         ranBatch = []
       case .runHooks:
-        // Before whoever waits is woken, and before the lane is let go: once per chain when
-        // its end wakes its caller, not once per item.
         runArmedHooks()
-        (wake, step) = transition(&leftovers, &batch) { machine in
-          var wake = machine.hooksRan()
-          let (more, step) = machine.next()
-          wake.formUnion(more)
-          return (wake, step)
-        }
+        (wake, step) = transition(&leftovers, &batch) { $0.next(after: $0.hooksRan()) }
       case .stop(let scheduleWorker, _):
         if scheduleWorker { startWorker() }
         // `leftovers` is released on return, after the lock.
@@ -150,8 +139,8 @@ extension Lane {
     currentRoot = 0
   }
 
-  /// Runs a boxed item's content: an action with its chain or lock, or lane work (drainer
-  /// only, from ``QueuedLaneWork``).
+  /// Runs a boxed item's content (``QueuedLaneWork``): an action with its chain or lock, or lane
+  /// work.
   func run(_ work: Work) {
     currentDepth = work.depth
     currentChain = work.chain

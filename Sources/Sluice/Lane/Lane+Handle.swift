@@ -1,10 +1,7 @@
-/// The lane's one ``Dispatcher`` and what lives with it: the store registry and the dispatcher's
-/// effects.
-///
-/// A lane has at most one dispatcher at a time: `current`, held weakly, and strongly (`held`)
-/// while a store that is not registered is attached; registered stores do not hold it (the
-/// cycle dispatcher → registry → store → lane → dispatcher). See ``Dispatcher``'s *Identity and
-/// lifetime*.
+/// The lane's one ``Dispatcher`` (`current`, weak; held strongly in `held` while a store that is
+/// not registered is attached) and what lives with it: the store registry and the dispatcher's
+/// effects. Registered stores do not hold it (the cycle dispatcher → registry → store → lane →
+/// dispatcher). See ``Dispatcher``'s *Identity and lifetime*.
 struct LaneHandle {
   /// The dispatcher of the lane, if one exists.
   weak var current: Dispatcher?
@@ -17,8 +14,7 @@ struct LaneHandle {
 }
 
 extension Lane {
-  /// The lane's dispatcher: the same object for as long as anything holds it (every store on
-  /// the lane that is not registered does); a new one when the earlier one went.
+  /// The lane's dispatcher: the same object while anything holds it; a new one once it went.
   var dispatcher: Dispatcher {
     if let existing = lock.withLock({ handle.current }) { return existing }
     let made = Dispatcher(lane: self)
@@ -48,8 +44,7 @@ extension Lane {
     release(lock.withLock { handle.current == nil ? takeLeftoversLocked() : nil })
   }
 
-  /// Takes the registry and effects a dispatcher that is gone left (under `lock`, with no
-  /// current dispatcher; no hold to take: `held` holds `current`, which is gone).
+  /// Takes what a dispatcher that is gone left (under `lock`; `held` is `nil` with it).
   private func takeLeftoversLocked() -> LaneHandle {
     defer { handle = LaneHandle() }
     return handle
@@ -86,11 +81,8 @@ extension Lane {
 
   /// Registers under `key` the store `make` creates around a core that is not attached, unless
   /// a store is registered there already; returns the store registered under `key` and whether
-  /// it was created now.
-  ///
-  /// The check, the creation (internal code only: no user code runs, nothing is released), the
-  /// attachment and the registration are one step under the lock: racing callers create one
-  /// store.
+  /// it was created now. One step under the lock (`make` runs no user code, releases nothing):
+  /// racing callers create one store.
   func registerNew(
     key: ObjectIdentifier, make: () -> AnyStore
   ) -> (store: AnyStore, isNew: Bool) {

@@ -4,14 +4,11 @@ extension Lane {
     storage.wake(storage.withMachine { $0.pause(WeakLock(id: ObjectIdentifier(lock), lock: lock)) })
   }
 
-  /// Lets go of the hold of the lock with this identity; when it was the last, the queued
-  /// actions replay before this returns.
-  ///
-  /// The caller replays them itself when the lane is idle; when another thread holds the lane,
-  /// a caller that holds no lane waits for that thread to replay them (behind a no-op queued
-  /// after them), and takes the lane over if it is handed to it. A caller running on a lane does
-  /// not wait: the holder could be waiting for it; nor does a caller that must not block
-  /// (`mayWait` false: a lock's timeout, on the cooperative pool).
+  /// Lets go of the hold of the lock with this identity; when it was the last, the held actions
+  /// replay before this returns: the caller replays them when the lane is idle, or waits for the
+  /// thread holding it to (behind a no-op queued after them), taking the lane over if it is
+  /// handed to it. A caller running on a lane does not wait (the holder could be waiting for it),
+  /// nor does one that must not block (`mayWait` false: a lock's timeout, on the pool).
   func unpause(_ id: ObjectIdentifier, mayWait: Bool = true) {
     let caller: Machine.ReleaseCaller =
       isCurrentThreadDraining

@@ -1,21 +1,15 @@
 extension Lane {
   /// The one way into the lane: queues `work` (an action or lane work, from any thread, the
   /// lane's own included) and does what the machine says. Callers try the shortcut first where
-  /// it applies (``dispatch(_:mode:file:line:)``, ``send(_:file:line:)``,
-  /// ``perform(_:_:_:)``).
+  /// it applies.
   ///
   /// Decided here for every caller: an action on a shared lane goes to its order source; an
-  /// item dispatched by code running on the lane runs after the items queued before it, in the
-  /// chain of the running item (the caller waiting for that chain waits for it too), and a task
-  /// waiting for it resumes at once; an action from outside gets its origin while an inspector
-  /// is attached; a thread that holds another lane never blocks (the holder of this lane could
-  /// be waiting for that one).
-  ///
-  /// The bound (`maxQueueDepth`), when the dispatcher has one, never makes a dispatch wait and
-  /// never drops an action: an asynchronous dispatch that finds the queue full queues its action
-  /// past the bound and returns, and the overflow is reported
-  /// (``ReportedIssue/Kind/queueBoundExceeded``, once until the queue is back within the
-  /// bound). Back-pressure is `send`'s: it suspends until there is room.
+  /// item from code running on the lane joins the running item's chain
+  /// (``submitInside(_:bypass:completion:file:line:)``); an action from outside gets its origin
+  /// while an inspector is attached; a thread that holds another lane never blocks (the holder
+  /// of this lane could be waiting for that one). A full queue (`maxQueueDepth`) never makes a
+  /// dispatch wait nor drops an action: it is queued past the bound and the overflow reported
+  /// (once until the queue is back within the bound); `send` waits for room.
   @usableFromInline
   func submit(
     _ work: QueuedWork, bypass: Bool = false, completion: Completion,
@@ -48,8 +42,7 @@ extension Lane {
 
   /// ``submit(_:bypass:completion:file:line:)`` from code running on the lane: the item joins
   /// the running item's chain, and a task waiting for it resumes at once. An action is dropped
-  /// and reported when the lane's re-entrancy is `.reject`, or when its chain grows past
-  /// `maxChainDepth`.
+  /// and reported under `.reject` re-entrancy, or when its chain grows past `maxChainDepth`.
   @inline(never)
   private func submitInside(
     _ work: Work, bypass: Bool, completion: Completion, file: StaticString, line: UInt
@@ -95,8 +88,7 @@ extension Lane {
         + "None was dropped.", file: file, line: line)
   }
 
-  /// Waits until the main queue is below the bound (``send(_:file:line:)`` with a
-  /// `maxQueueDepth`).
+  /// Waits until the main queue is below `maxQueueDepth` (``send(_:file:line:)``).
   func waitForCapacity() async {
     while !storage.peek({ $0.hasRoom }) {
       await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in

@@ -1,11 +1,9 @@
 /// Where one action type goes: the stores that handle it, in lane order, each with the slot of
 /// its handlers for that type (`-1`: the store sees every action but has no handler for this one).
 ///
-/// Routes hold their core unmanaged, so following one costs no reference counting: a
-/// core detached while a thread runs the lane is kept alive by the lane's state machine until
-/// the drainer has replaced the routing it cached (before its next action) or let go of the
-/// lane (``LaneStateMachine/retire(_:)``); a core detached while no thread runs it is released
-/// at once (the next drainer refreshes its routing before following any route).
+/// Routes hold their core unmanaged, so following one costs no reference counting; a detached
+/// core stays alive while a drainer may follow a cached route to it
+/// (``LaneStateMachine/retire(_:)``).
 struct Route {
   private let unmanagedCore: Unmanaged<AnyStoreCore>
   let slot: Int
@@ -77,8 +75,7 @@ extension Lane {
     _ = released  // Released here, outside the lock.
   }
 
-  /// Adds `core` to the lane's stores and routing (under `lock`); returns the replaced routing
-  /// table, for the caller to release after the lock.
+  /// Adds `core` to the stores and routing (under `lock`); returns the replaced routing table.
   func attachLocked(_ core: AnyStoreCore) -> Routing {
     if let inspector { core.installInspection(inspector) }
     cores.append(core)
@@ -117,10 +114,8 @@ extension Lane {
     rebuildRouting { effectRegistrations.append(contentsOf: registrations) }
   }
 
-  /// Removes a group of effect registrations and cancels its runs in flight.
-  ///
-  /// The removed registrations and the replaced routing table are released after the lock:
-  /// they hold the closures the user wrote, whose captured values may call back into the lane.
+  /// Removes a group of effect registrations and cancels its runs in flight. The removed
+  /// registrations and the replaced table (closures the user wrote) are released after the lock.
   func removeEffects(group: EffectGroup) {
     let released = lock.withLock { () -> ([EffectRegistration], Routing?) in
       let before = effectRegistrations
@@ -133,8 +128,8 @@ extension Lane {
     effects.cancel(group: group)
   }
 
-  /// Makes `change` under `lock` and rebuilds the routing table; the table it replaces (whose
-  /// effect registrations hold closures the user wrote) is released after the lock.
+  /// Makes `change` under `lock` and rebuilds the routing table; the replaced table is released
+  /// after the lock.
   func rebuildRouting(after change: () -> Void = {}) {
     let replaced = lock.withLock {
       change()
@@ -192,8 +187,7 @@ extension Lane {
     return ordered
   }
 
-  /// Rebuilds the routing table (under `lock`); returns the table it replaced, for the caller to
-  /// release after the lock.
+  /// Rebuilds the routing table (under `lock`); returns the replaced one, to release after it.
   func rebuildRoutingLocked() -> Routing {
     let ordered = orderedCoresLocked()
     var types: Set<ObjectIdentifier> = []

@@ -2,16 +2,11 @@ import Dispatch
 import Synchronization
 
 /// The serial lane behind a ``Dispatcher``: it processes actions and lane work one at a time, in
-/// arrival order, on whichever thread holds it.
-///
-/// Who holds the lane, what is queued and who waits for what is decided by a
-/// ``LaneStateMachine`` inside ``LaneStorage``, under the lane's one lock. This class does what
-/// the machine decides, outside that lock: it processes items (reducers, observers, effects), blocks
-/// and wakes callers, and starts the worker queue.
-///
-/// Every item comes in through ``submit(_:bypass:completion:file:line:)``, unless its caller
-/// takes the idle lane with the lock-free shortcut (see ``LaneStorage``) and runs it at once;
-/// ``Completion`` says how the caller waits.
+/// arrival order, on whichever thread holds it. It does what its ``LaneStateMachine`` (in
+/// ``LaneStorage``, under the lane's one lock) decides, outside that lock: it processes items
+/// (reducers, observers, effects), blocks and wakes callers, and starts the worker queue. Every
+/// item comes in through ``submit(_:bypass:completion:file:line:)``, or through the lock-free
+/// shortcut (see ``LaneStorage``) when its caller finds the lane idle.
 ///
 /// Fields marked "drainer only" are touched only by the thread holding the lane; the lock (or
 /// the shortcut's acquire/release orderings) hands them from one holder to the next.
@@ -24,8 +19,7 @@ final class Lane: @unchecked Sendable {
     var maxChainDepth: Int
     var maxQueueDepth: Int?
     var reporter: IssueReporter?
-    /// For a shared lane: where every action dispatched to the lane goes instead (see
-    /// ``LaneOrderSource``).
+    /// A shared lane's ``LaneOrderSource``: every action dispatched to the lane goes there.
     var orderSource: (any LaneOrderSource)?
   }
 
@@ -49,8 +43,7 @@ final class Lane: @unchecked Sendable {
   typealias Item = LaneStorage.Machine.Item
 
   let configuration: Configuration
-  /// Whether the lane is a shared lane's: every action goes to `configuration.orderSource`.
-  /// Kept apart so the hot path tests a flag, not an existential it would copy.
+  /// `configuration.orderSource != nil`: the hot path tests a flag, not an existential.
   let isShared: Bool
   let storage: LaneStorage
   /// The lane's one lock (the storage's), which also guards the routing fields below.
@@ -76,8 +69,7 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) private var cachedVersion = -1
   @exclusivity(unchecked) private var lastType: ObjectIdentifier?
   @exclusivity(unchecked) private var lastRoutes: [Route] = []
-  /// `lastRoutes[0]` when it is the only route (the common case), read without touching the
-  /// array's reference count.
+  /// `lastRoutes[0]` when it is the only route, read without touching the array's refcount.
   @exclusivity(unchecked) private var lastSingle: Route?
   /// What runs after the reducers for `lastType` (effects, error reporting); `nil` for none.
   @exclusivity(unchecked) private(set) var lastExtras: StepExtras?
@@ -88,35 +80,28 @@ final class Lane: @unchecked Sendable {
   @exclusivity(unchecked) var currentDepth = 0
   /// The root whose chain the running item belongs to; 0 for none.
   @exclusivity(unchecked) var currentRoot: UInt64 = 0
-  /// Whether the running item came through the shortcut (its chain gets a root only when it
-  /// dispatches from inside).
+  /// Whether the running item came through the shortcut (its chain gets a root on demand).
   @exclusivity(unchecked) var inShortcut = false
   /// The lock of the exclusive action being processed, if any.
   @exclusivity(unchecked) var currentLock: Lock?
   @exclusivity(unchecked) var currentChain: ChainLink?
   @exclusivity(unchecked) var currentActionType: (any Action.Type)?
-  /// Whether the action being processed is an entry of a shared log whose effects do not run
-  /// here: another node dispatched it (they run there), or this node replays it after a
-  /// restart (they ran already). Drainer only.
+  /// Whether the action being processed is a shared log's entry whose effects do not run here
+  /// (another node dispatched it, or this node replays it after a restart).
   @exclusivity(unchecked) var runsNoEffects = false
-  /// The hooks to run before the lane next wakes a waiter or lets go (see
-  /// ``BeforeWakeHook``).
+  /// The hooks to run before the lane next wakes a waiter or lets go (``BeforeWakeHook``).
   @exclusivity(unchecked) var armedHooks: [any BeforeWakeHook] = []
   /// What other parts of Sluice keep per lane (see ``local(_:make:)``).
   @exclusivity(unchecked) var locals: [ObjectIdentifier: AnyObject] = [:]
-  /// The attached inspector, as the thread holding the lane sees it (drainer only; set and
-  /// cleared by lane work, together with `inspector`).
+  /// The attached inspector as the drainer sees it (set and cleared by lane work).
   @exclusivity(unchecked) var activeInspector: (any LaneInspector)?
-  /// The store whose observers the inspected lane is calling, if any (drainer only; see
-  /// ``processInspected(boxed:)``).
+  /// The store whose observers the inspected lane is calling (``processInspected(boxed:)``).
   @exclusivity(unchecked) var notifyingCore: AnyStoreCore?
   /// The attached inspector (guarded by `lock`).
   var inspector: (any LaneInspector)?
-  /// Whether an inspector is attached: read by dispatching threads, which then queue their
-  /// action with its origin.
+  /// Whether an inspector is attached (dispatching threads then queue actions with origins).
   let isInspected = Atomic<Bool>(false)
-  /// How many inspectors were attached so far: an effect's cause counts only for the
-  /// attachment it started under.
+  /// How many inspectors were attached so far (an effect's cause counts only for its own).
   let inspectionAttachment = Atomic<UInt64>(0)
 
   init(configuration: Configuration) {
@@ -157,9 +142,8 @@ final class Lane: @unchecked Sendable {
   enum Completion {
     /// It does not: the item is queued (an asynchronous dispatch, housekeeping).
     case none
-    /// As a synchronous dispatch (S2): the calling thread drains the lane when it is idle, or
-    /// blocks until its chain ran or a lock holds what is left of it; a thread that holds
-    /// another lane never blocks.
+    /// As a synchronous dispatch (S2): the calling thread drains an idle lane, or blocks until
+    /// its chain ran or a lock holds the rest (a thread holding another lane never blocks).
     case sync
     /// The calling task resumes this once its chain ran; no thread blocks.
     case resume(UnsafeContinuation<Void, Never>)
@@ -175,8 +159,7 @@ final class Lane: @unchecked Sendable {
     }
   }
 
-  /// Dispatches `action`: hands it to the lane by reference (see ``ActionPayload``), so the
-  /// shortcut never boxes it.
+  /// Dispatches `action` (synchronously, by reference: see ``ActionPayload``).
   @inlinable @inline(__always)
   func dispatch<A: Action>(_ action: A, mode: DispatchMode, file: StaticString, line: UInt) {
     if mode == .async {
@@ -186,8 +169,7 @@ final class Lane: @unchecked Sendable {
     ActionPayload.with(action) { dispatch($0, file: file, line: line) }
   }
 
-  /// Dispatches the action `payload` points at synchronously: through the shortcut when the
-  /// lane is free, boxed and submitted otherwise.
+  /// Dispatches the action `payload` points at: through the shortcut, or boxed and submitted.
   @usableFromInline
   func dispatch(_ payload: ActionPayload, file: StaticString, line: UInt) {
     if !isShared, storage.tryShortcut() {
@@ -225,8 +207,7 @@ final class Lane: @unchecked Sendable {
   }
 
   /// Runs `work` on the lane: through the shortcut when the lane is free and the caller waits,
-  /// submitted otherwise (with `completion` `.none`: after the current item, never on the
-  /// caller's thread).
+  /// submitted otherwise (`.none`: after the current item, never on the caller's thread).
   func perform(
     _ kind: WorkKind = .query, _ completion: Completion = .sync,
     _ work: @escaping @Sendable () -> Void
@@ -241,9 +222,8 @@ final class Lane: @unchecked Sendable {
     submit(QueuedWork(Work(kind: .work(work))), bypass: kind == .query, completion: completion)
   }
 
-  /// Runs `body` through the shortcut when the lane is free, and returns its result; returns
-  /// `nil`, running nothing, when the lane is held, paused or has work queued. Allocates
-  /// nothing.
+  /// Runs `body` through the shortcut and returns its result; `nil`, running nothing, when the
+  /// lane is held, paused or has work queued. Allocates nothing.
   func performNow<T>(_ body: () -> T) -> T? {
     guard storage.tryShortcut() else { return nil }
     var result: T?
@@ -265,8 +245,7 @@ final class Lane: @unchecked Sendable {
     return result.withLock { $0 }
   }
 
-  /// ``perform(_:_:_:)`` for a task: resumes once `body` ran, with its result; never blocks a
-  /// thread.
+  /// ``perform(_:_:_:)`` for a task: resumes with `body`'s result once it ran; blocks no thread.
   @discardableResult
   func performAsync<T: Sendable>(
     _ kind: WorkKind, _ body: @escaping @Sendable () -> T
@@ -324,13 +303,10 @@ final class Lane: @unchecked Sendable {
     if let extras { finishStep(payload.boxed(), extras: extras, routes: routes) }
   }
 
-  /// Reports the error an action carries and starts its effects (drainer only).
-  ///
-  /// `consultingMiddleware` (and a store on the route has middleware, see ``Effects``): a
-  /// store's effects and error report follow what its middleware made of the action; the lane's
-  /// are vetoed when a store dropped the action and none took it (reduced it or a replacement of
-  /// it). Each decision is read once, then reset. Without it (a transaction that committed,
-  /// where middleware does not see the action), they run whatever middleware decided.
+  /// Reports the error an action carries and starts its effects (drainer only). With
+  /// `consultingMiddleware` (see ``Effects``), a store's effects and error report follow what its
+  /// middleware made of the action (read once, then reset), and the lane's are vetoed when a
+  /// store dropped it and none took it; without (a committed transaction), they run regardless.
   @inline(never)
   func finishStep(
     _ action: any Action, extras: StepExtras, routes: [Route], consultingMiddleware: Bool = true
@@ -405,8 +381,8 @@ final class Lane: @unchecked Sendable {
     replaceRouting()
   }
 
-  /// Copies the routing table under the lock; the table it replaces (whose effect registrations
-  /// hold closures the user wrote) and the retired cores are released after it (drainer only).
+  /// Copies the routing table under the lock; the table it replaces and the retired cores are
+  /// released after it (drainer only).
   @inline(never)
   private func replaceRouting() {
     let (fresh, version, unused) = storage.withMachine { machine in
@@ -418,20 +394,15 @@ final class Lane: @unchecked Sendable {
     withExtendedLifetime((replaced, unused)) {}
   }
 
-  /// What ``forgetRoutes()`` dropped from the drainer's cache: the caller releases it after the
-  /// lane's lock (its effect registrations hold closures the user wrote, and their stores).
-  struct ForgottenRoutes {
-    let routing: Routing
-    let typeRoutes: [ObjectIdentifier: TypeRoute]
-    let extras: StepExtras?
-  }
+  /// What ``forgetRoutes()`` dropped from the drainer's cache.
+  typealias ForgottenRoutes = (Routing, [ObjectIdentifier: TypeRoute], StepExtras?)
 
   /// Drops every cached route (drainer only, or under `lock` while the lane is idle): routes hold
   /// their cores unmanaged, so none may outlive a core that is about to be released. Returns what
-  /// the cache held, for the caller to release once it let go of `lock`.
+  /// the cache held (effect registrations hold closures the user wrote, and their stores), for
+  /// the caller to release once it let go of `lock`.
   func forgetRoutes() -> ForgottenRoutes {
-    let forgotten = ForgottenRoutes(
-      routing: cachedRouting, typeRoutes: typeRoutes, extras: lastExtras)
+    let forgotten = (cachedRouting, typeRoutes, lastExtras)
     cachedRouting = Routing()
     cachedVersion = -1
     lastType = nil

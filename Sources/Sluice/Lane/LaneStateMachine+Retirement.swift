@@ -1,10 +1,10 @@
 // Retirement: a store core detached from the lane is released only once no drainer can follow a
 // route to it. Routes hold their core unmanaged (see ``Route``), and the drainer caches them.
 extension LaneStateMachine {
-  /// A store's core left the lane. When no thread runs the lane, it is handed back: the caller
-  /// drops the drainer's cached routes and releases it after the lock. Otherwise the machine
-  /// keeps it (the shortcut stays closed, a batch stops) until the drainer replaced its cached
-  /// routes (``routesReplaced()``) or lets go (``Step/stop(scheduleWorker:retired:)``).
+  /// A store's core left the lane: handed back when no thread runs the lane (the caller drops the
+  /// cached routes, releases it after the lock); otherwise kept (shortcut closed, batch stopped)
+  /// until the drainer replaced its routes (``routesReplaced()``) or lets go
+  /// (``Step/stop(scheduleWorker:retired:)``).
   mutating func retire(_ retiree: Retiree) -> Retiree? {
     if canClaim { return retiree }
     retired.append(retiree)

@@ -1,6 +1,4 @@
-// The values the lane's state machine keeps: its queued items, who waits for a chain, and who
-// drains (see LaneStateMachine.swift for the machine itself).
-
+// The values the lane's state machine keeps: queued items, who waits for a chain, who drains.
 extension LaneStateMachine {
   /// A queued item: its payload and two words (a million queued actions take 32 MB).
   struct Item {
@@ -31,8 +29,7 @@ extension LaneStateMachine {
   enum Waiter {
     /// A thread blocked in a synchronous call; it reads its outcome when woken.
     case thread
-    /// A task suspended in `send` or `performAsync`; resumed when the chain is complete, even
-    /// if that is after a lock is released.
+    /// A task suspended in `send` or `performAsync`; resumed when the chain is complete.
     case resume(Resumer)
     /// The drainer serving this chain (it does not block).
     case drainer
@@ -46,8 +43,8 @@ extension LaneStateMachine {
     var waiter: Waiter
   }
 
-  /// The open roots by sequence number, the root touched last beside the dictionary: a chain
-  /// touches its root at each transition, and each dictionary access hashes its key.
+  /// The open roots by sequence number, the root touched last kept beside the dictionary (a
+  /// chain touches its root at each transition; a dictionary access hashes).
   struct RootTable {
     private var others: [Seq: Root] = [:]
     /// The sequence number of `last` (when `last` is `nil`, it is no longer open).
@@ -90,11 +87,11 @@ extension LaneStateMachine {
     case fast
     /// A caller serving its root's chain (0: a chain that is already done).
     case caller(Seq)
-    /// Handed to the blocked caller of this root, woken and not running yet: a caller that comes
-    /// first takes the lane instead (see ``LaneStateMachine/canClaim``).
+    /// Handed to the blocked caller of this root, not running yet (see
+    /// ``LaneStateMachine/canClaim``).
     case heir(Seq)
-    /// The lane's worker queue: drains until nothing can run. Until its block starts, a caller
-    /// that would wait for it takes the lane instead (no caller waits for a thread not running).
+    /// The lane's worker queue: drains until nothing can run. A caller takes the lane over
+    /// until its block starts.
     case worker(started: Bool)
   }
 }

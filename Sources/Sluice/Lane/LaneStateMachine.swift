@@ -61,8 +61,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case stop(scheduleWorker: Bool, retired: [Retiree])
   }
 
-  /// Waiters to wake after a transition. A wake of nobody holds no array (no retain and
-  /// release of an empty one: about 100 instructions of `queue.async1m` per action).
+  /// Waiters to wake after a transition. A wake of nobody holds no array (saves about 100
+  /// instructions of `queue.async1m` per action).
   struct Wake {
     private var someResumers: [Resumer]?
     private var someThreads: [Seq]?
@@ -99,8 +99,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
   var overflowReported = false
   private(set) var nextSeq: Seq = 1
-  /// Whether the drainer said before-wake hooks are armed: until they ran, nobody is woken and
-  /// the drainer does not let go.
+  /// Whether before-wake hooks are armed: until they ran, nobody is woken nor the lane let go.
   private(set) var hooksPending = false
   /// The waiters whose chains ended while hooks were pending: notified once they ran.
   private(set) var notifyAfterHooks: [(seq: Seq, waiter: Waiter)] = []
@@ -116,8 +115,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var horizon: Seq = 0
   /// How many items nobody blocks on a caller whose chain is done may still run.
   private var extraLeft = 0
-  /// The most items nobody blocks on that a caller runs after its own chain (bounds what a
-  /// flood of asynchronous dispatches costs it).
+  /// The most items nobody blocks on that a caller runs after its own chain.
   static var extraBudget: Int { 32 }
   let maxQueueDepth: Int?
 
@@ -253,10 +251,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   mutating func finishFast(root: Seq, hooksArmed: Bool = false) -> (Wake, Step) {
     drainer = .caller(root)
     if hooksArmed { hooksPending = true }
-    var wake = finish(root: root)
-    let (more, step) = next()
-    wake.formUnion(more)
-    return (wake, step)
+    return next(after: finish(root: root))
   }
 
   /// The drainer finished `item`; `hooksArmed` when before-wake hooks are armed and not run
@@ -266,9 +261,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return finish(root: item.root)
   }
 
-  /// Moves to `batch` (empty) up to `limit` items of the drainer's own chain queued right after
-  /// `item`, which it was just given. It runs them in order while ``batchStopped`` is false and
-  /// no hook is armed, then calls ``finishLent(_:ran:)``; ``queueDepth`` counts them till then.
+  /// Lends the drainer, in `batch` (empty), up to `limit` items of its chain queued right after
+  /// `item`: it runs them while ``batchStopped`` is false and no hook is armed, then calls
+  /// ``finishLent(_:ran:)``; ``queueDepth`` counts them till then.
   mutating func lend(after item: Item, upTo limit: Int, into batch: inout [Item]) {
     guard limit > 0, case .caller(let seq) = drainer, seq != 0, item.root == seq, !item.bypass,
       bypass.isEmpty, locks.isEmpty, capacityWaiters.isEmpty
@@ -278,8 +273,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     if lent > 0 { adjust(seq, inMain: -lent) }
   }
 
-  /// The drainer ran the first `ran` items of `batch`, the items it was lent; the others go back
-  /// to the front of the main queue. The caller releases `batch` after the lock.
+  /// The drainer ran the first `ran` items it was lent (`batch`); the others go back to the front
+  /// of the main queue. The caller releases `batch` after the lock.
   mutating func finishLent(_ batch: [Item], ran: Int) -> Wake {
     var wake = Wake()
     // Lent items are of the drainer's chain, which a lock's release does not adopt.
@@ -320,6 +315,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     return true
   }
 
+  /// ``next()`` after a transition that woke `earlier`, who are woken first.
+  mutating func next(after earlier: Wake) -> (Wake, Step) {
+    var wake = earlier
+    let (more, step) = next()
+    wake.formUnion(more)
+    return (wake, step)
+  }
+
   /// What the drainer does next: runs an item, or lets go (to a blocked caller or the worker
   /// when items can still run).
   mutating func next() -> (Wake, Step) {
@@ -338,12 +341,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       let step = handOff(&wake)
       return (wake, step)
     }
-    if let item = bypass.popFirst() { return (wake, .run(item)) }
-    if locks.isEmpty, let item = main.popFirst() {
-      if item.root != 0 { adjust(item.root, inMain: -1) }
-      wakeCapacityWaiters(into: &wake)
-      return (wake, .run(item))
-    }
+    if let item = popRunnable(&wake) { return (wake, .run(item)) }
     // Nothing can run: every item left is held by a lock. A caller returns with what is left
     // of its chain held (a task in `send` keeps waiting for it).
     if hooksPending { return (wake, .runHooks) }
@@ -455,13 +453,15 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     } else {
       return nil
     }
-    if item.bypass {
-      _ = bypass.popFirst()
-    } else {
-      _ = main.popFirst()
-      adjust(item.root, inMain: -1)
-      wakeCapacityWaiters(into: &wake)
-    }
+    return popRunnable(&wake)
+  }
+
+  /// Takes the first runnable item: the bypass queue's, else the main queue's unless paused.
+  private mutating func popRunnable(_ wake: inout Wake) -> Item? {
+    if let item = bypass.popFirst() { return item }
+    guard locks.isEmpty, let item = main.popFirst() else { return nil }
+    if item.root != 0 { adjust(item.root, inMain: -1) }
+    wakeCapacityWaiters(into: &wake)
     return item
   }
 

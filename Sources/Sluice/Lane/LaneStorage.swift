@@ -15,8 +15,8 @@ import Synchronization
 final class LaneStorage: @unchecked Sendable {
   // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
-  /// Tasks resume through `UnsafeContinuation`: a `CheckedContinuation` is resilient, copied
-  /// through value witnesses; the machine resumes each once, which `LaneModel` checks.
+  /// `UnsafeContinuation`: a `CheckedContinuation` is copied through value witnesses; the machine
+  /// resumes each once, which `LaneModel` checks.
   typealias Machine = LaneStateMachine<
     QueuedWork, UnsafeContinuation<Void, Never>, WeakLock, AnyStoreCore
   >
@@ -88,8 +88,7 @@ final class LaneStorage: @unchecked Sendable {
     word.compareExchange(expected: 0, desired: LaneStorage.held, ordering: .acquiring).exchanged
   }
 
-  /// Lets go of a lane claimed with ``tryShortcut()``; `false` when the machine must decide
-  /// (call ``LaneStateMachine/finishFast(root:)``).
+  /// Lets go of a lane claimed with ``tryShortcut()``; `false` when the machine must decide.
   @inline(__always)
   func endShortcut() -> Bool {
     word.compareExchange(expected: LaneStorage.held, desired: 0, ordering: .releasing).exchanged
@@ -113,8 +112,7 @@ final class LaneStorage: @unchecked Sendable {
     return outcome ?? .finished
   }
 
-  /// Wakes what a transition said to (outside the lock): blocked threads on their own
-  /// condition, and tasks.
+  /// Wakes what a transition said to, outside the lock.
   func wake(_ wake: Machine.Wake) {
     if !wake.threads.isEmpty {
       lock.lock()

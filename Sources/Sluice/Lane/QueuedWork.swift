@@ -1,16 +1,13 @@
-/// What the lane's queue holds for one item: two words.
-///
-/// An action dispatched from outside the lane whose type is trivial and at most 8 bytes is
-/// *packed*: its bits, and its type as ``PackedAction``'s metadata, whose class methods run it
-/// (no allocation, no `any Action`). Every other item is *boxed*: ``QueuedAction`` for other
-/// actions, ``QueuedLaneWork`` for lane work and items dispatched from the lane (their chain).
+/// What the lane's queue holds for one item, in two words: an action from outside the lane whose
+/// type is trivial and at most 8 bytes is *packed* (its bits, and ``PackedAction``'s metadata,
+/// whose class methods run it); every other item is *boxed*: ``QueuedAction`` for other actions,
+/// ``QueuedLaneWork`` for lane work and items dispatched from the lane (their chain).
 @usableFromInline
 enum QueuedWork {
   case packed(PackedActionKind.Type, UInt64)
   case boxed(QueuedBox)
 
-  /// Queues `action`, dispatched from outside the lane; inlinable, so the choice between packed
-  /// and boxed is made at compile time for `A`.
+  /// Queues `action`, dispatched from outside the lane (packed or boxed, chosen at compile time).
   @inlinable
   init<A: Action>(_ action: A) {
     if _isPOD(A.self), MemoryLayout<A>.size <= 8, MemoryLayout<A>.alignment <= 8 {

@@ -21,11 +21,8 @@ enum ThreadContext {
     sluice_set_delivery_depth(depth)
   }
 
-  /// A number that identifies the calling thread while it runs; never 0, low bit clear.
-  ///
-  /// The address of a thread-local variable: distinct for every live thread, aligned, and two
-  /// instructions to get (no call, unlike `pthread_self()`): the address of
-  /// ``ReducerContext/depth``.
+  /// A number that identifies the calling thread while it runs; never 0, low bit clear: the
+  /// address of the thread-local ``ReducerContext/depth`` (two instructions, no call).
   @inlinable
   static var currentID: UInt { UInt(bitPattern: sluice_reducer_depth_pointer()) }
 

@@ -3,8 +3,6 @@
 /// added), found by slot instead of by trying casts.
 @usableFromInline
 struct HandlerTable<State>: Sendable {
-  @usableFromInline typealias Entry = Reducer<State>.Entry
-
   /// Slot `i` runs `slots[i]`; slot `-1` (or any other) runs `catchAll`. Held unmanaged, so the
   /// hot path follows them without reference counting; `owned` keeps them alive.
   @usableFromInline let slots: [Unmanaged<SlotHandlers<State>>]

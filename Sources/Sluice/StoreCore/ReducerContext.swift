@@ -1,16 +1,9 @@
 import CSluiceSupport
 
-/// What the state reads need to know about the reducers running on the calling thread.
-///
-/// A reducer runs under its store's lock, and reducers nest when one dispatches into an idle
-/// lane, so a thread may hold several store locks at once. Each store records which thread runs
-/// its reducer (``AnyStoreCore/reducingThread``) and each thread counts the reducers it runs: a
-/// read uses them to tell whether the lock it wants is held by its own thread (waiting would
-/// never end), and whether it holds any store lock (then it never waits for another store's
-/// reducer).
-///
-/// A store marks its reducer's thread with ``ThreadContext/currentID``, the address of the
-/// thread's reducer depth.
+/// The reducers running on the calling thread, for state reads: a reducer runs under its
+/// store's lock, and reducers nest (one dispatches into an idle lane). With the store's
+/// ``AnyStoreCore/reducingThread``, a read tells whether its own thread holds the lock it wants
+/// (waiting would never end), and whether it holds any store lock (then it never waits).
 @usableFromInline
 enum ReducerContext {
   /// The calling thread's reducer depth; its address is the thread's tag.

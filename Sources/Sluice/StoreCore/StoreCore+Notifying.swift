@@ -84,10 +84,9 @@ extension StoreCore {
     for observer in observers { list.append(observer) }
   }
 
-  /// Calls the observers in `buffer` (an array read in place, ``ObserverRegistry/wholesInPlace``)
-  /// in order; returns whether to sweep. Nothing changes the array meanwhile: registrations from
-  /// the lane are queued, and no sweep runs before the loop ends (`firing`), so it keeps every
-  /// observer alive. One observer is called inline: 30 instructions fewer than `fireEach`.
+  /// Calls the observers in `buffer` (an array read in place) in order; returns whether to sweep.
+  /// Nothing changes the array meanwhile (lane registrations are queued; no sweep while
+  /// `firing`). One observer is called inline: 30 instructions fewer than `fireEach`.
   @inlinable @inline(__always)
   func fire(_ buffer: UnsafeBufferPointer<AnyObserver<State>>, with state: UnsafePointer<State>)
     -> Bool
@@ -149,9 +148,8 @@ extension StoreCore {
     }
   }
 
-  /// Removes cancelled observers (lane only). Not while a `fire` loop runs: it walks the
-  /// registry's arrays in place; the next sweep takes the dead ones out, and meanwhile
-  /// ``ObserverRegistry/count`` leaves them out.
+  /// Removes cancelled observers (lane only); not while a `fire` loop walks the registry's arrays
+  /// (``ObserverRegistry/count`` leaves the dead ones out till the next sweep).
   @usableFromInline
   func sweep() {
     guard firing == 0 else { return }

@@ -1,11 +1,8 @@
 /// Reading the state from any thread; a read from inside a reducer never waits.
 ///
-/// A reducer changes `current` in place under `lock`: that keeps the copy-on-write buffers of
-/// the state unique, so a large state is not copied per action. While it runs, the state after
-/// the previous step exists nowhere else, unless the store keeps a copy of it: a store that
-/// does is *mirrored*. Its `published` holds the state after the last completed step: each step
-/// publishes its result before it lets `lock` go, and a reader that finds `lock` held returns
-/// `published` instead of waiting.
+/// While a reducer changes `current` in place under `lock`, the state after the previous step
+/// exists nowhere else, unless the store is *mirrored* (see ``StoreCore``): then a reader that
+/// finds `lock` held returns `published` instead of waiting.
 ///
 /// A read:
 /// 1. takes `lock` if it is free and copies `current` (the common case; a few retains);
@@ -27,13 +24,10 @@
 /// (``ReportedIssue/Kind/stateReadInsideReducer``) and returns the published state, which is
 /// the state before the running step, or the initial state when nothing is published.
 ///
-/// Cost: an unmirrored store pays, per step, a few stores to mark its reducer as running and
-/// one flag load. A mirrored store also pays, per step, the copy of the buffers its reducer
-/// changes (the published copy shares them, so the first write to each copies it), a retain,
-/// and a swap of `published` under `publishedLock`. A mirrored store whose large state sits in
-/// one buffer (a big dictionary that every action changes) therefore copies that buffer per
-/// action. Mirroring is sticky, and only the reads above turn it on; Sluice's own reads (the
-/// persistence writer) never do.
+/// Cost per step: a few stores to mark the reducer as running and one flag load; a mirrored
+/// store also copies the buffers its reducer changes (the published copy shares them), retains,
+/// and swaps `published` under `publishedLock`. Mirroring is sticky, and only the reads above
+/// turn it on; Sluice's own reads (the persistence writer) never do.
 extension StoreCore {
   /// The state after the last completed step, from any thread.
   @usableFromInline

@@ -1,12 +1,8 @@
 import Synchronization
 
-/// A store's part in a transaction (lane only).
-///
-/// The staged state lives in the core (`stagedWorking`), not in an object per transaction, and
-/// everything on a committed transaction's path is inlinable: ``AnyStoreCore/transactionOp``
-/// and ``Transaction/update(_:file:line:_:)`` run it specialized for the state type, so no
-/// type metadata is looked up at run time. Taps, middleware and recorders take the generic slow
-/// path.
+/// A store's part in a transaction (lane only). The staged state lives in the core
+/// (`stagedWorking`), and a committed transaction's path is inlinable, specialized for the state
+/// type; taps, middleware and recorders take the generic slow path.
 extension StoreCore {
   /// Does what a transaction asks (lane only); see ``TransactionStep``.
   @inlinable

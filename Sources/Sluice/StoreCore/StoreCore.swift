@@ -1,14 +1,12 @@
 import Synchronization
 
-/// The part of a store the lane routes to, independent of the state type.
-///
-/// The lane holds cores strongly; the public ``Store`` holds its core and detaches it from the
-/// lane when it is deinitialized, so no lane or subscription keeps a store alive.
+/// The part of a store the lane routes to, independent of the state type. The lane holds cores
+/// strongly; a ``Store`` detaches its core when it is deinitialized, so no lane or subscription
+/// keeps a store alive.
 ///
 /// The lane calls ``reduceOp`` and ``notifyOp``: closures made by ``StoreCore``'s inlinable
-/// initializer, so they run code specialized for the concrete state type instead of generic code
-/// that looks type metadata up at run time. They capture nothing (the core is an argument), so
-/// calling them costs no reference counting.
+/// initializer, specialized for the state type (no metadata lookups), capturing nothing (the
+/// core is an argument, so a call costs no reference counting).
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
   // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`).
@@ -22,33 +20,29 @@ class AnyStoreCore: @unchecked Sendable {
   let hasCatchAll: Bool
   /// Middleware and `onAction` taps: a store with any sees every action.
   @usableFromInline let extras = Atomic<Int>(0)
-  /// Whether the store ran a reducer in the current step; kept only for exclusive actions,
-  /// which reset it first (lane only).
+  /// Whether the store ran a reducer in the current step (lane only; exclusive actions reset it).
   @usableFromInline @exclusivity(unchecked) var reducedInStep = false
-  /// What the store's middleware made of the current step's action: set by `reduceWithExtras`,
-  /// read and reset by the lane when it starts the step's effects (lane only).
+  /// What the store's middleware made of the current step's action (lane only; see
+  /// ``Lane/finishStep(_:extras:routes:consultingMiddleware:)``).
   @exclusivity(unchecked) var middlewareOutcome = MiddlewareOutcome.passed
   /// Reduces an action (lane only); returns whether `notifyOp` must run after this step.
   @usableFromInline let reduceOp: (AnyStoreCore, ActionPayload, Int) -> Bool
   /// Calls the observers whose value changed in this step (lane only).
   @usableFromInline let notifyOp: (AnyStoreCore) -> Void
-  /// Does what a transaction asks of the store: stage, reduce into, publish, finish or drop its
-  /// staged state (lane only; see ``Transaction``).
+  /// Does what a transaction asks of the store (lane only; see ``TransactionStep``).
   @usableFromInline let transactionOp: (AnyStoreCore, TransactionStep, Transaction) -> Void
   /// Whether the running transaction staged this store (lane only).
   @usableFromInline @exclusivity(unchecked) var isStaged = false
   /// The store staged after this one in the running transaction (lane only).
   @exclusivity(unchecked) var nextStaged: AnyStoreCore?
-  /// Whether a transaction's `update` body holds the staged state as its `inout` parameter
-  /// (lane only).
+  /// Whether a transaction's `update` body holds the staged state (lane only).
   @usableFromInline @exclusivity(unchecked) var isUpdatingStaged = false
   /// Actions a transaction dispatched while `isUpdatingStaged`, reduced when the update's body
   /// returns (lane only).
   @usableFromInline @exclusivity(unchecked)
   var deferredInTransaction: [(action: any Action, slot: Int)] = []
-  /// The tag of the thread running one of the store's reducers (``ThreadContext/currentID``),
-  /// or 0. Written by that thread only; readers compare it with their own tag, and tell a
-  /// running reducer from a reader's short hold of the lock.
+  /// The tag (``ThreadContext/currentID``) of the thread running one of the store's reducers, or
+  /// 0; written by that thread only. Readers tell a running reducer from a reader's short hold.
   @usableFromInline let reducingThread = Atomic<UInt>(0)
 
   /// Traps: ``StoreCore``, the only subclass, overrides every member that calls this.
@@ -87,8 +81,7 @@ class AnyStoreCore: @unchecked Sendable {
 
   func slot(for type: ObjectIdentifier) -> Int? { abstract() }
 
-  /// The store as an attached inspector sees it; `nil` when none is attached (under the lane's
-  /// lock, or lane only).
+  /// The store as an attached inspector sees it, if any (under the lane's lock, or lane only).
   var inspectedStore: InspectedStore? { abstract() }
 
   /// Makes the store report every step to `inspector` (under the lane's lock, on the lane or
@@ -102,9 +95,6 @@ class AnyStoreCore: @unchecked Sendable {
   /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
   func sweepObservers() { abstract() }
 
-  /// The slot of the catch-all handlers, when the store has any.
-  var catchAllSlot: Int? { hasCatchAll ? -1 : nil }
-
   /// A copy of the state to compare with later, or `nil` when the state is not `Equatable`.
   func snapshot() -> Any? { abstract() }
 
@@ -117,14 +107,12 @@ class AnyStoreCore: @unchecked Sendable {
 
 /// A store's state, handlers, observers and middleware.
 ///
-/// `current` is written only on the lane, under `lock`, and read from any thread under `lock`;
-/// the lane itself reads it without the lock (it is the only writer). Reducers change it in
-/// place, under `lock`, so a large state is not copied per action. Everything marked "lane
-/// only" is touched only by the thread holding the lane.
-///
-/// Reads never wait for a reducer once the store is *mirrored* (see `StoreCore+Reading.swift`):
-/// then `published`, under `publishedLock`, holds the state after the last completed step, and
-/// each step publishes its result before it lets `lock` go.
+/// `current` is written only on the lane, under `lock` (reducers change it in place, so a large
+/// state is not copied per action), and read under `lock`, or without it by the lane, its only
+/// writer. "Lane only" marks what only the thread holding the lane touches. Once the store is
+/// *mirrored* (see `StoreCore+Reading.swift`), `published`, under `publishedLock`, holds the
+/// state after the last completed step (each step publishes before it lets `lock` go), and
+/// reads never wait for a reducer.
 ///
 /// Locks are taken in the order `lock`, then `publishedLock`. Neither is held while user code
 /// runs, except `lock` around the reducers, and no value is released under either: a replaced
@@ -135,21 +123,18 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   @usableFromInline let lock = InternalLock()
   /// Exclusivity is enforced by the lane (one writer) and `lock` (readers), not at run time.
   @usableFromInline @exclusivity(unchecked) var current: State
-  /// Nonzero once each step publishes its result: set by a reader, never cleared; 2 once a
-  /// reducer's read got the initial state and was reported.
+  /// Nonzero once mirrored (set by a reader, never cleared); 2 once a reducer's read got the
+  /// initial state and was reported.
   @usableFromInline let mirrored = Atomic<Int>(0)
   /// Guards `published`; held only to copy or swap it.
   @usableFromInline let publishedLock = InternalLock()
-  /// The state after the last completed step, once the store published one. Assigned from
-  /// `current`, under `lock` too: by a step (a reset, a rollback, a transaction) that finds the
-  /// store mirrored, or by a reducer's read of another lane's store with nothing published.
+  /// The state after the last completed step, once published: assigned from `current`, under
+  /// `lock` too, by a step of a mirrored store or by a reducer's read (see `state`).
   @usableFromInline @exclusivity(unchecked) var published: State?
   @usableFromInline let initialState: State
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
-  /// `isEqual`, or "never equal" without it: called on the hot path without the copy (and
-  /// reference count) an optional closure costs. Unwrapped with `if let`, not `??`: a closure
-  /// passed through `??`'s generic parameter is wrapped in two reabstraction thunks, about 40
-  /// instructions per call.
+  /// `isEqual`, or "never equal": no optional closure to copy on the hot path. Set with `if let`,
+  /// not `??`, which wraps the closure in two reabstraction thunks (about 40 instructions/call).
   @usableFromInline let equals: @Sendable (State, State) -> Bool
   @usableFromInline let table: HandlerTable<State>
 
@@ -164,19 +149,16 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// The running transaction's staged state, while `isStaged` (lane only); taken out while an
   /// update's body holds it.
   @usableFromInline @exclusivity(unchecked) var stagedWorking: State?
-  /// The state before the running transaction, kept from its publishing to its finishing for
-  /// `after` middleware and recorders only (lane only).
+  /// The state before the running transaction, for `after` middleware and recorders (lane only).
   @usableFromInline @exclusivity(unchecked) var stagedBefore: State?
   /// Observers registered at or after this rank joined during the current step; they got the
   /// current value on registration and are not called again for this step.
   @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
-  /// Called after every step in which the store reduced an action, changed or not, without
-  /// comparing states (the persistence's dirty mark); lane only.
+  /// Called after each step in which the store reduced an action, changed or not (lane only).
   @usableFromInline @exclusivity(unchecked) var stepHook: StepHook? {
     didSet { stepHookRef = stepHook.map { Unmanaged.passUnretained($0) } }
   }
-  /// `stepHook`, followed without reference counting on the hot path: the hook is replaced
-  /// only by lane work, never while it runs.
+  /// `stepHook` without reference counting on the hot path (replaced only by lane work).
   @usableFromInline @exclusivity(unchecked) var stepHookRef: Unmanaged<StepHook>?
   /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
   @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
@@ -237,9 +219,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
 
   // MARK: - Reducing
 
-  /// Reduces the action `payload` points at with the handlers of `slot` (lane only); returns
-  /// whether `notify()` must run after this step. Inlined into ``AnyStoreCore/reduceOp``, so a
-  /// step pays one call.
+  /// Reduces the action `payload` points at with the handlers of `slot` (lane only; inlined
+  /// into ``AnyStoreCore/reduceOp``); returns whether `notify()` must run after this step.
   @inlinable @inline(__always)
   func reduce(_ payload: ActionPayload, slot: Int) -> Bool {
     if extras.load(ordering: .relaxed) > 0 { return reduceWithExtras(payload.boxed()) }
@@ -254,10 +235,8 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   }
 
   /// Runs the reducers of `slot` on `current`, in place, under `lock`, and publishes the result
-  /// when the store is mirrored (lane only).
-  ///
-  /// The thread's tag is the address of its reducer depth, so marking the reducer as running
-  /// costs a few stores and no call.
+  /// when the store is mirrored (lane only). Marking the reducer as running costs a few stores
+  /// (the thread's tag is the address of its reducer depth).
   @inlinable @inline(__always)
   func apply(slot: Int, payload: ActionPayload) {
     reducedInStep = true
