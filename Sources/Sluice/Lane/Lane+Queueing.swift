@@ -30,11 +30,8 @@ extension Lane {
     case .sync: waits = ThreadContext.drainDepth == 0 ? .block : .noBlock
     case .resume(let continuation): waits = .resume(continuation)
     }
-    guard case .none = waits, !bypass, configuration.maxQueueDepth != nil else {
-      return carryOut(storage.withMachine { $0.submit(work, bypass: bypass, completion: waits) })
-    }
-    let (next, overflow) = storage.withMachine { machine in
-      (machine.submit(work, bypass: false, completion: .none), machine.takeOverflow())
+    let (next, overflow) = storage.withMachine {
+      $0.submit(work, bypass: bypass, completion: waits)
     }
     carryOut(next)
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
@@ -72,8 +69,7 @@ extension Lane {
     }
     let overflow = storage.withMachine { machine in
       if inShortcut, currentRoot == 0 { currentRoot = machine.openFastRoot() }
-      machine.submitInside(QueuedWork(work), bypass: bypass, current: currentRoot)
-      return machine.takeOverflow()
+      return machine.submitInside(QueuedWork(work), bypass: bypass, current: currentRoot)
     }
     if let overflow { reportOverflow(depth: overflow, file: file, line: line) }
   }

@@ -1,8 +1,7 @@
-// The bound of the main queue (`maxQueueDepth`, lent items included): an overflow reported
-// once, and the senders that wait for room (internal state, so that this file can touch it).
+// The bound of the main queue (`maxQueueDepth`, lent items included): the overflow a submit
+// returns, and the senders that wait for room (internal state, so that this file can touch it).
 extension LaneStateMachine {
-  /// The depth of the main queue when it is past the bound and that was not reported yet since
-  /// it last was within the bound; `nil` otherwise. The caller reports it.
+  /// The main queue's depth if past the bound and not reported since it was within; else `nil`.
   mutating func takeOverflow() -> Int? {
     guard let bound = maxQueueDepth, mainDepth > bound, !overflowReported else { return nil }
     overflowReported = true

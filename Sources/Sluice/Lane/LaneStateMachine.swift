@@ -96,7 +96,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var outcomes: [Seq: Outcome] = [:]
   private(set) var drainer = Drainer.none
   var capacityWaiters: [Resumer] = []
-  /// Whether the main queue's growth past the bound was reported (see ``takeOverflow()``).
+  /// Whether the main queue's excursion past the bound was reported (see ``takeOverflow()``).
   var overflowReported = false
   private(set) var nextSeq: Seq = 1
   /// Whether before-wake hooks are armed: until they ran, nobody is woken nor the lane let go.
@@ -125,8 +125,17 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
 
   // MARK: - Inputs from outside the lane
 
-  /// Queues an item from a caller that does not hold the lane.
+  /// Queues an item from a caller that does not hold the lane; `overflow`, for an asynchronous
+  /// item of the main queue, is its depth when past `maxQueueDepth` (see ``takeOverflow()``).
   mutating func submit(
+    _ payload: Payload, bypass toBypass: Bool, completion: Completion
+  ) -> (action: SubmitAction, overflow: Int?) {
+    let action = queue(payload, bypass: toBypass, completion: completion)
+    guard case .none = completion, !toBypass else { return (action, nil) }
+    return (action, takeOverflow())
+  }
+
+  private mutating func queue(
     _ payload: Payload, bypass toBypass: Bool, completion: Completion
   ) -> SubmitAction {
     let seq = takeSeq()
@@ -231,12 +240,14 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
 
   // MARK: - Inputs from the drainer
 
-  /// Queues an item dispatched by the running item: it joins the running item's chain.
-  mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) {
+  /// Queues an item dispatched by the running item: it joins the running item's chain. Returns
+  /// the overflow to report, as ``submit(_:bypass:completion:)``.
+  mutating func submitInside(_ payload: Payload, bypass toBypass: Bool, current root: Seq) -> Int? {
     let seq = takeSeq()
     let owner = root != 0 && openRoots[root] != nil ? root : 0
     if owner != 0 { adjust(owner, outstanding: 1, inMain: toBypass ? 0 : 1) }
     enqueue(Item(payload: payload, seq: seq, root: owner, bypass: toBypass))
+    return takeOverflow()
   }
 
   /// Gives the item a shortcut drainer runs a root (for what it dispatches); returns its number.

@@ -223,6 +223,13 @@ import Testing
       maxQueueDepth: 1)
   }
 
+  @Test func anOverflowIsReportedOncePerExcursionPastTheBound() async {
+    let threads: [[Op]] = [[.async("a"), .async("b"), .sync("c")], [.async("d"), .pause(1)]]
+    await expectSound(threads, scripts: ["a": [.dispatch("a.1")]], maxQueueDepth: 1)
+    let model = await explore(threads, maxQueueDepth: 1, fault: .overflowUnreported)
+    #expect(model.failures.contains { $0.contains("nobody reported it") })
+  }
+
   @Test func anItemReleasingALockAnotherThreadTookLetsEverythingRun() async {
     // The lock is taken by one thread and released by another thread's item, in either order;
     // whatever is left held is released by the explorer's cleanup.

@@ -117,6 +117,8 @@ struct LaneModel {
     var cachedVersion = -1
     var detached: Set<String> = []
     var released: Set<String> = []
+    /// Whether the main queue's current excursion past the bound was reported.
+    var overflowReported = false
   }
 
   /// A fault injected into the model, to check that the explorer finds it.
@@ -135,6 +137,8 @@ struct LaneModel {
     case keepRetiredAtLetGo
     /// The drainer runs its whole batch, whatever the machine asks (``LaneStateMachine/batchStopped``).
     case batchIgnoresPause
+    /// Submits never learn of an overflow (as when the lane asked the machine in a separate call).
+    case overflowUnreported
   }
 
   let scripts: [String: [Inside]]
@@ -202,6 +206,9 @@ struct LaneModel {
   private func step(_ world: inout World, _ index: Int) -> String? {
     var thread = world.threads[index]
     defer { world.threads[index] = thread }
+    if let bound = world.machine.maxQueueDepth, world.machine.mainDepth <= bound {
+      world.overflowReported = false
+    }
     switch thread.phase {
     case .done: return nil
     case .aboutToBlock(let seq):
@@ -312,13 +319,16 @@ struct LaneModel {
       case .sync(let name), .syncFromOtherLane(let name):
         world.dispatched.insert(name)
         let blocks = op == .sync(name)
-        let action = world.machine.submit(
+        let (action, overflow) = world.machine.submit(
           name, bypass: false, completion: blocks ? .block : .noBlock)
+        checkOverflow(overflow, reports: false, &world)
         carryOut(action, &world, &thread)
         return "submits \(name): \(action)"
       case .send(let name):
         world.dispatched.insert(name)
-        let action = world.machine.submit(name, bypass: false, completion: .resume(name))
+        let (action, overflow) = world.machine.submit(
+          name, bypass: false, completion: .resume(name))
+        checkOverflow(overflow, reports: false, &world)
         carryOut(action, &world, &thread)
         return "sends \(name): \(action)"
       default: return nil
@@ -326,7 +336,8 @@ struct LaneModel {
     case .submittingExclusive:
       guard case .exclusive(let name, _) = thread.op else { return nil }
       world.dispatched.insert(name)
-      let action = world.machine.submit(name, bypass: true, completion: .block)
+      let (action, overflow) = world.machine.submit(name, bypass: true, completion: .block)
+      checkOverflow(overflow, reports: false, &world)
       carryOut(action, &world, &thread)
       return "submits exclusive \(name): \(action)"
     }
@@ -362,7 +373,8 @@ struct LaneModel {
       return "shortcut refused for \(name)"
     case .async(let name):
       world.dispatched.insert(name)
-      let action = world.machine.submit(name, bypass: false, completion: .none)
+      let (action, overflow) = world.machine.submit(name, bypass: false, completion: .none)
+      checkOverflow(overflow, &world)
       if action == .scheduleWorker { spawnWorker(&world) }
       thread.pc += 1
       return "async \(name): \(action)"
@@ -481,7 +493,9 @@ struct LaneModel {
       }
       world.dispatched.insert(name)
       world.children[running.name, default: []].append(name)
-      world.machine.submitInside(name, bypass: inside == .dispatchBypass(name), current: root)
+      checkOverflow(
+        world.machine.submitInside(name, bypass: inside == .dispatchBypass(name), current: root),
+        &world)
     case .pause(let lock):
       apply(world.machine.pause(lock), to: &world)
     case .release(let lock):
@@ -687,6 +701,27 @@ struct LaneModel {
   }
 
   /// Notes a broken promise; ``check(_:trace:)`` records it with the trace that led there.
+  /// A submit's overflow: reported once per excursion of the main queue past the bound, with
+  /// its depth, and never within the bound; only by a submit that `reports` (an asynchronous
+  /// one, or one from inside the lane).
+  private func checkOverflow(_ overflow: Int?, reports: Bool = true, _ world: inout World) {
+    let depth = world.machine.mainDepth
+    guard let bound = world.machine.maxQueueDepth, reports else {
+      if overflow != nil {
+        fail("overflow \(overflow ?? 0) reported by a submit that does not", &world)
+      }
+      return
+    }
+    if let overflow, fault != .overflowUnreported {
+      if overflow != depth || depth <= bound || world.overflowReported {
+        fail("overflow \(overflow) reported at depth \(depth) (bound \(bound))", &world)
+      }
+      world.overflowReported = true
+    } else if depth > bound, !world.overflowReported {
+      fail("the queue is \(depth) deep, past its bound \(bound), and nobody reported it", &world)
+    }
+  }
+
   private func fail(_ message: String, _ world: inout World) {
     world.violations.append(message)
   }
@@ -759,6 +794,8 @@ struct LaneModel {
     hasher.combine(world.cached)
     hasher.combine(world.cachedVersion)
     hasher.combine(world.released)
+    hasher.combine(world.overflowReported)
+    hasher.combine(machine.overflowReported)
     return hasher.finalize()
   }
 }

@@ -35,7 +35,7 @@ import Testing
     var machine = Machine()
     _ = machine.pause(1)
     for name in ["a", "b", "c", "d"] {
-      _ = machine.submit(name, bypass: false, completion: .none)
+      _ = machine.submit(name, bypass: false, completion: .none).action
     }
     #expect(machine.release(1, caller: .block, barrier: "barrier") == .drain)
     guard let first = nextItem(&machine) else {
@@ -59,7 +59,7 @@ import Testing
   @Test func anAsynchronousItemOnAnIdleLaneStartsTheWorker() {
     var machine = Machine()
     do {
-      let action = machine.submit("a", bypass: false, completion: .none)
+      let action = machine.submit("a", bypass: false, completion: .none).action
       #expect(action == .scheduleWorker)
     }
     #expect(machine.drainer == .worker(started: false))
@@ -81,7 +81,7 @@ import Testing
   @Test func aSynchronousCallerOnAnIdleLaneDrainsItsOwnItem() {
     var machine = Machine()
     do {
-      let action = machine.submit("a", bypass: false, completion: .block)
+      let action = machine.submit("a", bypass: false, completion: .block).action
       #expect(action == .drain)
     }
     #expect(machine.drainer == .caller(1))
@@ -95,16 +95,16 @@ import Testing
   /// by a caller that comes first; the heir sleeps on and is woken when its chain ran.
   @Test func aCallerTakesOverALaneHandedToAThreadThatHasNotRunYet() throws {
     var machine = Machine()
-    let result1 = machine.submit("a", bypass: false, completion: .block)
+    let result1 = machine.submit("a", bypass: false, completion: .block).action
     #expect(result1 == .drain)
     let a = try #require(nextItem(&machine))
-    let result2 = machine.submit("b", bypass: false, completion: .block)
+    let result2 = machine.submit("b", bypass: false, completion: .block).action
     #expect(result2 == .wait(2))
     _ = machine.finish(a)
     // The caller's chain is done; it still runs b, queued before that (b's thread waits anyway).
     let b = try #require(nextItem(&machine))
     #expect(b.payload == "b")
-    let result3 = machine.submit("c", bypass: false, completion: .block)
+    let result3 = machine.submit("c", bypass: false, completion: .block).action
     #expect(result3 == .wait(3))
     let result4 = machine.finish(b)
     #expect(result4.threads == [2])
@@ -119,7 +119,7 @@ import Testing
     #expect(handed.threads == [3])
     #expect(machine.outcomes[3] == .drain)
     // d's caller runs now: it takes the lane instead of waiting for c's thread.
-    let result6 = machine.submit("d", bypass: false, completion: .block)
+    let result6 = machine.submit("d", bypass: false, completion: .block).action
     #expect(result6 == .drain)
     #expect(machine.outcomes[3] == nil)
     let result7 = machine.takeOutcome(3)
@@ -136,7 +136,7 @@ import Testing
   @Test func aSynchronousCallerOnABusyLaneWaitsAndIsWokenWhenItsItemRan() {
     var machine = Machine()
     do {
-      let action = machine.submit("a", bypass: false, completion: .none)
+      let action = machine.submit("a", bypass: false, completion: .none).action
       #expect(action == .scheduleWorker)
     }
     do {
@@ -144,7 +144,7 @@ import Testing
       #expect(started)
     }
     do {
-      let action = machine.submit("b", bypass: false, completion: .block)
+      let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
     let drained = drainAll(&machine)
@@ -162,9 +162,9 @@ import Testing
 
   @Test func aCallerTakesTheLaneFromAWorkerThatHasNotStarted() {
     var machine = Machine()
-    _ = machine.submit("a", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
     do {
-      let action = machine.submit("b", bypass: false, completion: .block)
+      let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .drain)
     }
     #expect(drainAll(&machine).ran == ["a", "b"])
@@ -177,13 +177,13 @@ import Testing
 
   @Test func aCallerThatMustNotBlockReturnsAtOnceFromABusyLane() {
     var machine = Machine()
-    _ = machine.submit("a", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
     do {
       let started = machine.startWorker()
       #expect(started)
     }
     do {
-      let action = machine.submit("b", bypass: false, completion: .noBlock)
+      let action = machine.submit("b", bypass: false, completion: .noBlock).action
       #expect(action == .none)
     }
     #expect(machine.roots.isEmpty)
@@ -197,7 +197,7 @@ import Testing
       #expect(wake.isEmpty)
     }
     do {
-      let action = machine.submit("a", bypass: false, completion: .block)
+      let action = machine.submit("a", bypass: false, completion: .block).action
       #expect(action == .none)
     }
     #expect(machine.queueDepth == 1)
@@ -206,13 +206,13 @@ import Testing
 
   @Test func aPauseReleasesABlockedCallerWhoseChainCanNoLongerRun() {
     var machine = Machine()
-    _ = machine.submit("a", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
     do {
       let started = machine.startWorker()
       #expect(started)
     }
     do {
-      let action = machine.submit("b", bypass: false, completion: .block)
+      let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
     let wake = machine.pause(1)
@@ -228,9 +228,9 @@ import Testing
   @Test func aBypassItemRunsWhileALockHoldsTheLane() {
     var machine = Machine()
     _ = machine.pause(1)
-    _ = machine.submit("held", bypass: false, completion: .block)
+    _ = machine.submit("held", bypass: false, completion: .block).action
     do {
-      let action = machine.submit("exclusive", bypass: true, completion: .block)
+      let action = machine.submit("exclusive", bypass: true, completion: .block).action
       #expect(action == .drain)
     }
     #expect(drainAll(&machine).ran == ["exclusive"])
@@ -241,8 +241,8 @@ import Testing
     var machine = Machine()
     _ = machine.pause(1)
     _ = machine.pause(2)
-    _ = machine.submit("a", bypass: false, completion: .none)
-    _ = machine.submit("b", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
+    _ = machine.submit("b", bypass: false, completion: .none).action
     do {
       let action = machine.release(1, caller: .block, barrier: "barrier")
       #expect(action == .none)
@@ -268,14 +268,14 @@ import Testing
       (.noBlock, .none), (.drainer, .none),
     ] {
       var machine = Machine()
-      _ = machine.submit("running", bypass: false, completion: .none)
+      _ = machine.submit("running", bypass: false, completion: .none).action
       do {
         let started = machine.startWorker()
         #expect(started)
       }
       _ = machine.pause(1)
-      _ = machine.submit("held", bypass: false, completion: .none)
-      _ = machine.submit("held too", bypass: false, completion: .none)
+      _ = machine.submit("held", bypass: false, completion: .none).action
+      _ = machine.submit("held too", bypass: false, completion: .none).action
       do {
         let action = machine.release(1, caller: caller, barrier: "barrier")
         #expect(action == expected)
@@ -286,13 +286,13 @@ import Testing
 
   @Test func anItemDispatchedFromInsideJoinsTheRunningItemsChain() {
     var machine = Machine()
-    _ = machine.submit("a", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
     do {
       let started = machine.startWorker()
       #expect(started)
     }
     do {
-      let action = machine.submit("b", bypass: false, completion: .block)
+      let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
     guard let a = nextItem(&machine) else {
@@ -307,7 +307,7 @@ import Testing
       Issue.record("b did not run")
       return
     }
-    machine.submitInside("b.1", bypass: false, current: b.root)
+    _ = machine.submitInside("b.1", bypass: false, current: b.root)
     #expect(machine.roots[2]?.outstanding == 2)
     do {
       let wake = machine.finish(b)
@@ -324,7 +324,7 @@ import Testing
     #expect(machine.drainer == .fast)
     #expect(!machine.needsAttention)
     let root = machine.openFastRoot()
-    machine.submitInside("follow-up", bypass: false, current: root)
+    _ = machine.submitInside("follow-up", bypass: false, current: root)
     #expect(machine.needsAttention)
     let (_, step) = machine.finishFast(root: root)
     guard case .run(let item) = step else {
@@ -349,10 +349,10 @@ import Testing
 
   @Test func aCallerWhoseChainIsDoneRunsWhatWasQueuedBeforeThenHandsOn() {
     var machine = Machine()
-    #expect(machine.submit("mine", bypass: false, completion: .block) == .drain)
+    #expect(machine.submit("mine", bypass: false, completion: .block).action == .drain)
     // Queued while the caller drains: a blocked caller, then an asynchronous item.
-    #expect(machine.submit("theirs", bypass: false, completion: .block) == .wait(2))
-    #expect(machine.submit("async", bypass: false, completion: .none) == .none)
+    #expect(machine.submit("theirs", bypass: false, completion: .block).action == .wait(2))
+    #expect(machine.submit("async", bypass: false, completion: .none).action == .none)
     guard let mine = nextItem(&machine) else {
       Issue.record("mine did not run")
       return
@@ -372,7 +372,7 @@ import Testing
     #expect(async.payload == "async")
     _ = machine.finish(async)
     // Queued afterwards: the caller hands the lane to the thread that waits for it.
-    #expect(machine.submit("later", bypass: false, completion: .block) == .wait(4))
+    #expect(machine.submit("later", bypass: false, completion: .block).action == .wait(4))
     let (wake, step) = machine.next()
     guard case .stop(scheduleWorker: false, retired: _) = step else {
       Issue.record("no hand-over")
@@ -386,10 +386,10 @@ import Testing
 
   @Test func aCallerHandsAsynchronousWorkBeyondItsBudgetToTheWorker() {
     var machine = Machine()
-    #expect(machine.submit("mine", bypass: false, completion: .block) == .drain)
+    #expect(machine.submit("mine", bypass: false, completion: .block).action == .drain)
     let flood = (0...Machine.extraBudget).map { "async \($0)" }
     for name in flood {
-      #expect(machine.submit(name, bypass: false, completion: .none) == .none)
+      #expect(machine.submit(name, bypass: false, completion: .none).action == .none)
     }
     var ran: [String] = []
     var step = machine.next().1
@@ -411,7 +411,7 @@ import Testing
     var machine = Machine()
     _ = machine.pause(1)
     do {
-      let action = machine.submit("sent", bypass: false, completion: .resume("task"))
+      let action = machine.submit("sent", bypass: false, completion: .resume("task")).action
       #expect(action == .none)
     }
     do {
@@ -430,7 +430,7 @@ import Testing
       #expect(hasRoom)
     }
     _ = machine.pause(1)
-    _ = machine.submit("a", bypass: false, completion: .none)
+    _ = machine.submit("a", bypass: false, completion: .none).action
     #expect(!machine.hasRoom)
     do {
       let hasRoom = machine.waitForCapacity("second")
@@ -447,17 +447,17 @@ import Testing
   /// (also a caller a lock releases) or lets the drainer go.
   @Test func armedHooksRunBeforeAnyWakeAndBeforeTheDrainerLetsGo() throws {
     var machine = Machine()
-    let result9 = machine.submit("w", bypass: false, completion: .none)
+    let result9 = machine.submit("w", bypass: false, completion: .none).action
     #expect(result9 == .scheduleWorker)
     let result10 = machine.startWorker()
     #expect(result10)
-    let result11 = machine.submit("a", bypass: false, completion: .block)
+    let result11 = machine.submit("a", bypass: false, completion: .block).action
     #expect(result11 == .wait(2))
     let w = try #require(nextItem(&machine))
     _ = machine.finish(w)
     let a = try #require(nextItem(&machine))
-    machine.submitInside("a.1", bypass: false, current: a.root)
-    _ = machine.submit("q", bypass: true, completion: .none)
+    _ = machine.submitInside("a.1", bypass: false, current: a.root)
+    _ = machine.submit("q", bypass: true, completion: .none).action
     // "a" armed a hook and is not the last of its chain: nobody to wake yet; "q" runs.
     let result12 = machine.finish(a, hooksArmed: true)
     #expect(result12.isEmpty)
