@@ -1,4 +1,5 @@
 import Foundation
+import Sluice
 import Synchronization
 
 /// Carries the start of each reduction from a logging middleware's `before` hook to its `after`
@@ -9,10 +10,8 @@ import Synchronization
 /// starts form a queue: `after` takes the oldest one, even when it does not log (the logger's
 /// level was raised in between), so that the queue never falls out of step. It is also bounded.
 final class ReductionTimer: @unchecked Sendable {
-  // @unchecked Sendable: `starts` is only touched under `lock`; `pending` is atomic; `clock` is
-  // immutable.
-  private let lock = NSLock()
-  private var starts: [ContinuousClock.Instant] = []
+  // @unchecked Sendable: `starts` is a lock box; `pending` is atomic; `clock` is immutable.
+  private let starts = Guarded<[ContinuousClock.Instant]>([])
   private let pending = Atomic<Int>(0)
   private let clock = ContinuousClock()
 
@@ -22,7 +21,7 @@ final class ReductionTimer: @unchecked Sendable {
   /// Notes that a reduction starts now.
   func start() {
     let now = clock.now
-    lock.withLock {
+    starts.withLock { starts in
       if starts.count == Self.capacity { starts.removeFirst() }
       starts.append(now)
       pending.store(starts.count, ordering: .relaxed)
@@ -35,7 +34,7 @@ final class ReductionTimer: @unchecked Sendable {
   /// The time since the oldest start, which it forgets; `nil` when there is none.
   func stop() -> Duration? {
     let now = clock.now
-    let start: ContinuousClock.Instant? = lock.withLock {
+    let start: ContinuousClock.Instant? = starts.withLock { starts in
       guard !starts.isEmpty else { return nil }
       let first = starts.removeFirst()
       pending.store(starts.count, ordering: .relaxed)

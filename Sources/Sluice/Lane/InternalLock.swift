@@ -9,14 +9,13 @@
 /// The one lock type of Sluice: a non-recursive `pthread_mutex_t` (`Synchronization.Mutex` gets
 /// false races from the thread sanitizer on Linux). A thread that waits under it waits on an
 /// ``InternalCondition`` of its own. No user code runs while a Sluice lock is held, except
-/// reducers, which run under their store's lock and are pure.
-@usableFromInline
-final class InternalLock: @unchecked Sendable {
+/// reducers, which run under their store's lock and are pure. Every module of the package uses it.
+@usableFromInline package final class InternalLock: @unchecked Sendable {
   // @unchecked Sendable: the pointer is allocated once, never reassigned, and every access to
   // the memory it points to goes through the pthread calls, which are thread-safe.
   @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-  @usableFromInline init() {
+  @usableFromInline package init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     pthread_mutex_init(mutex, nil)
@@ -29,17 +28,18 @@ final class InternalLock: @unchecked Sendable {
   }
 
   @inlinable
-  func lock() { pthread_mutex_lock(mutex) }
+  package func lock() { pthread_mutex_lock(mutex) }
 
   @inlinable
-  func unlock() { pthread_mutex_unlock(mutex) }
+  package func unlock() { pthread_mutex_unlock(mutex) }
 
   /// Takes the lock if it is free; returns `false` at once otherwise.
   @inlinable
-  func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+  package func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
 
+  /// Runs `body` under the lock.
   @inlinable
-  func withLock<R>(_ body: () throws -> R) rethrows -> R {
+  package func withLock<R>(_ body: () throws -> R) rethrows -> R {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body()

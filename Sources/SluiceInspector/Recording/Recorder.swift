@@ -95,7 +95,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   let capacity: Int
   /// The time since the recorder was made, on the clock its steps' durations are measured on.
   private let elapsed: @Sendable () -> Duration
-  private let lock = NSLock()
+  private let lock = InternalLock()
 
   // Guarded by `lock`.
   private var ring: [InspectorRecord] = []
