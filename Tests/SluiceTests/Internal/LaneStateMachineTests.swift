@@ -144,6 +144,53 @@ import Testing
     #expect(machine.roots.isEmpty)
   }
 
+  /// S12, the freed heir: the lane is handed to a blocked caller, then a lock from another
+  /// thread holds the rest of its chain and releases it (its root closes; it keeps the lane).
+  /// The lock is released after the heir took the lane: the heir drains as any caller whose chain
+  /// is done (its old item, now of the release's chain), and returns before that item's
+  /// follow-up ran; nothing waits for its released root, and every item runs once.
+  @Test func anHeirALockReleasedDrainsAndReturnsBeforeTheRestOfItsOldChain() throws {
+    var machine = Machine()
+    #expect(machine.submit("a", bypass: false, completion: .block).action == .drain)
+    #expect(machine.submit("b0", bypass: false, completion: .block).action == .wait(2))
+    #expect(machine.park(2) == nil)
+    let a = try #require(nextItem(&machine))
+    _ = machine.finish(a)
+    let b0 = try #require(nextItem(&machine))
+    // Queued after the drainer's chain ended: "b"'s caller is to be the heir.
+    #expect(machine.submit("b", bypass: false, completion: .block).action == .wait(3))
+    #expect(machine.park(3) == nil)
+    #expect(machine.finish(b0).threads == [2])
+    #expect(machine.park(2) == .finished)
+    #expect(letGo(&machine).threads == [3])
+    // A lock from another thread holds "b": the heir's root closes, and it keeps the lane.
+    #expect(machine.pause(1).isEmpty)
+    #expect(machine.roots[3] == nil)
+    #expect(machine.outcomes[3] == .drain)
+    #expect(machine.park(3) == .drain)
+    #expect(machine.drainer == .caller(3))
+    // The lock goes before the heir runs an item: "b" joins the chain of the release's barrier.
+    #expect(machine.release(1, caller: .block, barrier: "barrier") == .wait(4))
+    #expect(machine.park(4) == nil)
+    let b = try #require(nextItem(&machine))
+    #expect(b.payload == "b")
+    #expect(b.root == 4)
+    #expect(machine.submitInside("b.1", bypass: false, current: b.root) == nil)
+    _ = machine.finish(b)
+    let barrier = try #require(nextItem(&machine))
+    #expect(barrier.payload == "barrier")
+    _ = machine.finish(barrier)
+    // "b.1" came after the heir's chain ended: it hands the lane on and returns before it ran.
+    #expect(letGo(&machine).threads == [4])
+    #expect(machine.park(4) == .drain)
+    let ran = [a, b0, b, barrier].map(\.payload) + drainAll(&machine).ran
+    #expect(ran == ["a", "b0", "b", "barrier", "b.1"])
+    #expect(machine.isIdle)
+    #expect(machine.roots.isEmpty)
+    #expect(machine.outcomes.isEmpty)
+    #expect(machine.parked.isEmpty)
+  }
+
   @Test func aSynchronousCallerOnABusyLaneWaitsAndIsWokenWhenItsItemRan() {
     var machine = Machine()
     do {
