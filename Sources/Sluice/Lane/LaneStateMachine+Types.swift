@@ -69,8 +69,6 @@ extension LaneStateMachine {
       if let last { all[lastSeq] = last }
       return all
     }
-
-    mutating func removeValue(forKey seq: Seq) { self[seq] = nil }
   }
 
   /// What a blocked thread learns when it is woken.

@@ -12,8 +12,9 @@
 ///
 /// ## Guarantees (checked by `LaneStateMachineTests` and `LaneInterleavingTests`)
 /// - At most one drainer; an item runs once; items leave each queue in arrival order.
-/// - A blocked thread is woken when its chain is complete, or when every item left in it is
-///   held by a lock, or to become the drainer; the lane is never idle with runnable work.
+/// - A parked thread (``park(_:)``) is woken when its chain is complete, or when every item left
+///   in it is held by a lock, or to become the drainer; ``Wake/threads`` names no other thread.
+///   The lane is never idle with runnable work.
 /// - A running caller never waits for a thread that is not running: a lane handed to the worker
 ///   or to a blocked caller (the *heir*) that has not started on it is taken by one that comes
 ///   first.
@@ -32,7 +33,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case none
     /// The caller holds the lane now: drain.
     case drain
-    /// Block until ``takeOutcome(_:)`` has an answer for this sequence number.
+    /// Block until ``park(_:)`` has an answer for this sequence number.
     case wait(Seq)
     /// Start a drain on the worker queue.
     case scheduleWorker
@@ -71,7 +72,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       get { someResumers ?? [] }
       set { someResumers = newValue }
     }
-    /// The blocked threads (by the sequence number they wait for) that have an outcome now.
+    /// The parked threads (by the sequence number they wait for) that have an outcome now.
     var threads: [Seq] {
       get { someThreads ?? [] }
       set { someThreads = newValue }
@@ -94,6 +95,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// The open roots (a copy, for tests).
   var roots: [Seq: Root] { openRoots.all }
   private(set) var outcomes: [Seq: Outcome] = [:]
+  /// The threads asleep until a ``Wake`` names them (see ``park(_:)``).
+  private(set) var parked: Set<Seq> = []
   private(set) var drainer = Drainer.none
   var capacityWaiters: [Resumer] = []
   /// Whether the main queue's excursion past the bound was reported (see ``takeOverflow()``).
@@ -145,8 +148,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
       return claimForWorker()
     case .block, .noBlock:
-      let mayBlock: Bool
-      if case .block = completion { mayBlock = true } else { mayBlock = false }
+      let mayBlock = if case .block = completion { true } else { false }
       // A thread never waits for an item that cannot run, nor at all when it must not block.
       guard runnable, mayBlock || canClaim else {
         enqueue(Item(payload: payload, seq: seq, root: 0, bypass: toBypass))
@@ -170,10 +172,11 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The outcome of a blocked thread's wait, forgotten once taken; a thread that takes
-  /// ``Outcome/drain`` is the drainer from now on.
-  mutating func takeOutcome(_ seq: Seq) -> Outcome? {
+  /// The outcome of a blocked thread's wait, forgotten once taken (a thread that takes
+  /// ``Outcome/drain`` is the drainer from now on); with none, it parks till a ``Wake`` names it.
+  mutating func park(_ seq: Seq) -> Outcome? {
     let outcome = outcomes.removeValue(forKey: seq)
+    if outcome == nil { parked.insert(seq) }
     if outcome == .drain {
       // Only the heir has this outcome: a caller that took the lane over withdrew it.
       drainer = .caller(seq)
@@ -312,9 +315,8 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     hooksPending = false
     releaseStuckAfterHooks = false
     var wake = Wake()
-    let held = notifyAfterHooks
+    for (seq, waiter) in notifyAfterHooks { notify(seq, waiter: waiter, into: &wake) }
     notifyAfterHooks.removeAll()
-    for (seq, waiter) in held { notify(seq, waiter: waiter, into: &wake) }
     wake.formUnion(releaseStuckRoots())
     return wake
   }
@@ -357,7 +359,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     // of its chain held (a task in `send` keeps waiting for it).
     if hooksPending { return (wake, .runHooks) }
     if case .caller(let seq) = drainer, case .drainer? = openRoots[seq]?.waiter {
-      openRoots.removeValue(forKey: seq)
+      openRoots[seq] = nil
     }
     drainer = .none
     horizon = 0
@@ -411,7 +413,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       if progress.outstanding > 0 {
         openRoots[root] = progress
       } else {
-        openRoots.removeValue(forKey: root)
+        openRoots[root] = nil
         notify(root, waiter: progress.waiter, into: &wake)
       }
     }
@@ -431,7 +433,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
     for (seq, progress) in openRoots.all where progress.outstanding == progress.inMain {
       guard case .thread = progress.waiter else { continue }
-      openRoots.removeValue(forKey: seq)
+      openRoots[seq] = nil
       notify(seq, waiter: progress.waiter, into: &wake)
     }
     return wake
@@ -447,7 +449,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     case .thread:
       // The heir keeps its outcome: it drains, finds its chain done, and hands the lane on.
       if drainer != .heir(seq) { outcomes[seq] = .finished }
-      wake.threads.append(seq)
+      if parked.remove(seq) != nil { wake.threads.append(seq) }
     case .resume(let resumer): wake.resumers.append(resumer)
     case .drainer: break
     }
@@ -491,7 +493,7 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       // Offered, not given: a caller that comes before the heir runs takes the lane instead.
       outcomes[heir] = .drain
       drainer = .heir(heir)
-      wake.threads.append(heir)
+      if parked.remove(heir) != nil { wake.threads.append(heir) }
       return letGo(scheduleWorker: false)
     }
     drainer = .worker(started: false)

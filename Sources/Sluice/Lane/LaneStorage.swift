@@ -13,7 +13,7 @@ import Synchronization
 /// anything but a shortcut holder needs the lock, `stopBatch` when the drainer is to stop its
 /// batch. A shortcut holder whose closing compare-and-swap fails finishes through the machine.
 final class LaneStorage: @unchecked Sendable {
-  // @unchecked Sendable: `machine`, `parked` and `shortcutOff` are only touched under `lock`;
+  // @unchecked Sendable: `machine`, `conditions` and `shortcutOff` are only touched under `lock`;
   // `word` is atomic.
   /// `UnsafeContinuation`: a `CheckedContinuation` is copied through value witnesses; the machine
   /// resumes each once, which `LaneModel` checks.
@@ -29,8 +29,8 @@ final class LaneStorage: @unchecked Sendable {
   let lock = InternalLock()
   /// Guarded by `lock`; exclusivity is enforced by the lock, not at run time.
   @exclusivity(unchecked) private var machine: Machine
-  /// The blocked threads, by the sequence number they wait for.
-  private var parked: [Machine.Seq: InternalCondition] = [:]
+  /// The condition each blocked thread sleeps on, by the sequence number it waits for.
+  private var conditions: [Machine.Seq: InternalCondition] = [:]
   /// Whether no caller may take the shortcut (an inspector is attached); guarded by `lock`.
   private var shortcutOff = false
 
@@ -96,17 +96,17 @@ final class LaneStorage: @unchecked Sendable {
 
   // MARK: - Waiting
 
-  /// Blocks the calling thread until the machine has an outcome for `seq`.
+  /// Blocks the calling thread until the machine has an outcome for `seq` (it parks there).
   func block(_ seq: Machine.Seq) -> Machine.Outcome {
     lock.lock()
-    var outcome = machine.takeOutcome(seq)
+    var outcome = machine.park(seq)
     let condition = outcome == nil ? InternalCondition() : nil
-    parked[seq] = condition
+    conditions[seq] = condition
     while outcome == nil, let condition {
       lock.wait(on: condition)
-      outcome = machine.takeOutcome(seq)
+      outcome = machine.park(seq)
     }
-    parked.removeValue(forKey: seq)
+    conditions.removeValue(forKey: seq)
     lock.unlock()
     // `condition` is released here, after the lock.
     return outcome ?? .finished
@@ -116,7 +116,7 @@ final class LaneStorage: @unchecked Sendable {
   func wake(_ wake: Machine.Wake) {
     if !wake.threads.isEmpty {
       lock.lock()
-      for seq in wake.threads { parked[seq]?.signal() }
+      for seq in wake.threads { conditions[seq]?.signal() }
       lock.unlock()
     }
     for resumer in wake.resumers { resumer.resume() }

@@ -6,7 +6,7 @@ import Testing
 /// The model check of the lane: every interleaving of small scenarios (two or three threads,
 /// two or three operations each) over the pure ``LaneStateMachine``, checked by ``LaneModel``.
 ///
-/// About 218,000 states in all (12,700 in the scenarios that detach stores, 8,100 with batches
+/// About 223,000 states in all (12,700 in the scenarios that detach stores, 8,100 with batches
 /// of 2 or 3 items, 4,300 with a bounded queue), about 7 s in a debug build. The explorations
 /// run one after another, each on a dedicated thread, so they never occupy the cooperative pool
 /// other tests need.
@@ -50,6 +50,16 @@ import Testing
     let model = await explore(
       [[.sync("a1"), .sync("a2")], [.sync("b1")]], fault: .dropBroadcasts)
     #expect(model.failures.contains { $0.hasPrefix("deadlock") })
+  }
+
+  /// Issue 24 (Design): the machine knows who is parked, and its wakes name exactly the parked
+  /// threads that have an outcome. A thread that slept without parking would sleep on with its
+  /// outcome, as nobody signals it.
+  @Test func theCheckFindsAThreadAsleepWithItsOutcome() async {
+    let model = await explore(
+      [[.sync("a1"), .sync("a2")], [.sync("b1")]], fault: .sleepsUnparked)
+    #expect(
+      model.failures.contains { $0.contains("sleeps with its outcome and was not signalled") })
   }
 
   @Test func theCheckFindsAWaiterReleasedTooEarly() async {

@@ -9,7 +9,7 @@
 /// at most one thread drains; the lane is never idle while an item could run; a blocked thread
 /// never waits for an item that cannot run; items leave each queue in arrival order and run
 /// once; a synchronous call returns only when its chain was processed or what is left of it is
-/// held by a lock; a task in `send` resumes after its whole chain; neither returns, nor does the
+/// held by a lock; a thread is signalled only while parked, and never sleeps with an outcome; a task in `send` resumes after its whole chain; neither returns, nor does the
 /// drainer let go, before the before-wake hooks armed in that chain ran; no store core is released
 /// while a route to it is cached or followed, nor kept while no thread runs the lane. And in
 /// every final state: every thread returned (no deadlock), every item ran, every task resumed,
@@ -72,9 +72,11 @@ struct LaneModel {
     case submitting
     /// An exclusive action's lock is held: its dispatch comes next.
     case submittingExclusive
-    /// Between the submit and the wait: the thread checks for an outcome once, then sleeps.
+    /// Between the submit and the wait: the thread parks (``LaneStateMachine/park(_:)``) and
+    /// sleeps, unless it has an outcome already.
     case aboutToBlock(UInt64)
-    /// Asleep on its own condition; it wakes only when a transition signals it.
+    /// Asleep on its own condition; it wakes only when a transition signals it, and parks again
+    /// unless it has an outcome.
     case blocked(UInt64, signalled: Bool)
     case suspended(String)
     case draining(Running?)
@@ -90,6 +92,8 @@ struct LaneModel {
     var isWorker = false
     /// The root a shortcut item opened when it dispatched from inside.
     var shortcutRoot: UInt64 = 0
+    /// The sequence number the thread blocked for, while its operation lasts (0: none).
+    var waitedFor: UInt64 = 0
 
     var op: Op? { pc < ops.count ? ops[pc] : nil }
   }
@@ -139,6 +143,9 @@ struct LaneModel {
     case batchIgnoresPause
     /// Submits never learn of an overflow (as when the lane asked the machine in a separate call).
     case overflowUnreported
+    /// A thread sleeps without parking in the machine, when it finds no outcome (as when the
+    /// lane kept its parked threads beside the machine).
+    case sleepsUnparked
   }
 
   let scripts: [String: [Inside]]
@@ -214,22 +221,15 @@ struct LaneModel {
     case .aboutToBlock(let seq):
       if fault == .finishEveryWaiterAtOnce {
         checkReturn(of: thread.op ?? .pause(0), &world)
+        thread.waitedFor = 0
         thread.pc += 1
         thread.phase = .ready
         return "returns at once (fault)"
       }
-      guard world.machine.outcomes[seq] != nil else {
-        thread.phase = .blocked(seq, signalled: false)
-        return "sleeps on \(seq)"
-      }
-      return takeOutcome(seq, &world, &thread)
+      return park(seq, &world, &thread) ?? "sleeps on \(seq)"
     case .blocked(let seq, let signalled):
       guard signalled else { return nil }
-      guard world.machine.outcomes[seq] != nil else {
-        thread.phase = .blocked(seq, signalled: false)
-        return "wakes for nothing"
-      }
-      return takeOutcome(seq, &world, &thread)
+      return park(seq, &world, &thread) ?? "wakes for nothing"
     case .suspended(let name):
       guard world.resumed.contains(name) else { return nil }
       thread.pc += 1
@@ -343,8 +343,19 @@ struct LaneModel {
     }
   }
 
-  private func takeOutcome(_ seq: UInt64, _ world: inout World, _ thread: inout Thread) -> String {
-    if world.machine.takeOutcome(seq) == .drain {
+  /// The thread parks, or takes its outcome; `nil` when it sleeps.
+  private func park(_ seq: UInt64, _ world: inout World, _ thread: inout Thread) -> String? {
+    let outcome: Machine.Outcome?
+    if fault == .sleepsUnparked, world.machine.outcomes[seq] == nil {
+      outcome = nil
+    } else {
+      outcome = world.machine.park(seq)
+    }
+    guard let outcome else {
+      thread.phase = .blocked(seq, signalled: false)
+      return nil
+    }
+    if outcome == .drain {
       thread.phase = .draining(nil)
       return "woken to drain"
     }
@@ -416,6 +427,7 @@ struct LaneModel {
         fail("a running caller waits for a lane handed to a thread that is not running", &world)
       }
       thread.phase = .aboutToBlock(seq)
+      thread.waitedFor = seq
     case .scheduleWorker:
       spawnWorker(&world)
       returnFromOp(&world, &thread)
@@ -552,24 +564,28 @@ struct LaneModel {
     world.threads.append(Thread(ops: [], phase: .workerScheduled, isWorker: true))
   }
 
+  /// Signals the threads `wake` names, each of which must be parked (asleep, not signalled).
   private func apply(_ wake: Machine.Wake, to world: inout World) {
-    if !wake.threads.isEmpty, fault != .dropBroadcasts {
-      for index in world.threads.indices {
-        let thread = world.threads[index]
-        let seq: UInt64
-        switch thread.phase {
-        case .blocked(let waiting, _) where wake.threads.contains(waiting):
-          seq = waiting
-          world.threads[index].phase = .blocked(waiting, signalled: true)
-        case .aboutToBlock(let waiting) where wake.threads.contains(waiting): seq = waiting
-        default: continue
-        }
-        // A blocked thread told to return: check its chain now, when the decision is taken.
-        if world.machine.outcomes[seq] == .finished, let op = thread.op,
-          world.checkedOutcomes.insert(seq).inserted
-        {
+    for seq in wake.threads where fault != .dropBroadcasts {
+      let asleep = Phase.blocked(seq, signalled: false)
+      guard let index = world.threads.firstIndex(where: { $0.phase == asleep }) else {
+        fail("thread \(seq) signalled, which is not parked", &world)
+        continue
+      }
+      world.threads[index].phase = .blocked(seq, signalled: true)
+    }
+    // A blocked thread's return is decided when it is told to return, or, as the heir, when a
+    // lock released it (its root closed with the lane handed to it; S12: it may return before
+    // what the lock held, though it drains first): its chain is checked then.
+    for thread in world.threads {
+      switch thread.phase {
+      case .blocked(let seq, _), .aboutToBlock(let seq):
+        let outcome = world.machine.outcomes[seq]
+        let decided = outcome == .finished || (outcome == .drain && world.machine.roots[seq] == nil)
+        if decided, let op = thread.op, world.checkedOutcomes.insert(seq).inserted {
           checkReturn(of: op, &world)
         }
+      default: continue
       }
     }
     for name in wake.resumers {
@@ -584,7 +600,10 @@ struct LaneModel {
   private func returnFromOp(
     _ world: inout World, _ thread: inout Thread, checkChain: Bool = true
   ) {
-    if checkChain, let op = thread.op { checkReturn(of: op, &world) }
+    // An heir a lock released was checked then.
+    let checked = world.checkedOutcomes.contains(thread.waitedFor)
+    if checkChain, !checked, let op = thread.op { checkReturn(of: op, &world) }
+    thread.waitedFor = 0
     thread.pc += 1
     thread.phase = .ready
   }
@@ -648,10 +667,17 @@ struct LaneModel {
       record("retired cores kept while no thread runs the lane", trace)
     }
     if machine.hasRunnable, machine.isIdle { record("the lane is idle with runnable items", trace) }
+    var asleep: Set<UInt64> = []
     for thread in world.threads {
       let seq: UInt64
       switch thread.phase {
-      case .blocked(let waiting, _), .aboutToBlock(let waiting): seq = waiting
+      case .blocked(let waiting, let signalled):
+        seq = waiting
+        if !signalled { asleep.insert(seq) }
+        if !signalled, machine.outcomes[seq] != nil {
+          record("thread \(seq) sleeps with its outcome and was not signalled", trace)
+        }
+      case .aboutToBlock(let waiting): seq = waiting
       default: continue
       }
       guard machine.outcomes[seq] == nil else { continue }
@@ -665,6 +691,9 @@ struct LaneModel {
       if machine.isPaused, root.outstanding == root.inMain, !machine.hooksPending {
         record("a thread waits for root \(seq), whose items a lock holds", trace)
       }
+    }
+    if asleep != machine.parked, fault != .sleepsUnparked, fault != .dropBroadcasts {
+      record("parked in the machine: \(machine.parked.sorted()), asleep: \(asleep.sorted())", trace)
     }
   }
 
@@ -768,6 +797,7 @@ struct LaneModel {
       hasher.combine(seq)
     }
     hasher.combine(machine.nextSeq)
+    hasher.combine(machine.parked)
     hasher.combine(machine.capacityWaiters)
     hasher.combine(machine.lent)
     hasher.combine(machine.batchStopped)
@@ -777,6 +807,7 @@ struct LaneModel {
       hasher.combine(thread.phase)
       hasher.combine(thread.isWorker)
       hasher.combine(thread.shortcutRoot)
+      hasher.combine(thread.waitedFor)
     }
     hasher.combine(world.processed)
     hasher.combine(world.resumed)

@@ -23,6 +23,19 @@ import Testing
     return (ran, wake, worker)
   }
 
+  /// The drainer's next step, which must be to let go without starting the worker; returns whom
+  /// it woke.
+  func letGo(
+    _ machine: inout Machine, sourceLocation: SourceLocation = #_sourceLocation
+  ) -> Machine.Wake {
+    let (wake, step) = machine.next()
+    guard case .stop(scheduleWorker: false, retired: _) = step else {
+      Issue.record("expected the drainer to let go, got \(step)", sourceLocation: sourceLocation)
+      return wake
+    }
+    return wake
+  }
+
   /// Pops the next item (the caller is the drainer).
   func nextItem(_ machine: inout Machine) -> Machine.Item? {
     guard case .run(let item) = machine.next().1 else { return nil }
@@ -100,37 +113,82 @@ import Testing
     let a = try #require(nextItem(&machine))
     let result2 = machine.submit("b", bypass: false, completion: .block).action
     #expect(result2 == .wait(2))
+    #expect(machine.park(2) == nil)
     _ = machine.finish(a)
     // The caller's chain is done; it still runs b, queued before that (b's thread waits anyway).
     let b = try #require(nextItem(&machine))
     #expect(b.payload == "b")
     let result3 = machine.submit("c", bypass: false, completion: .block).action
     #expect(result3 == .wait(3))
+    #expect(machine.park(3) == nil)
     let result4 = machine.finish(b)
     #expect(result4.threads == [2])
-    let result5 = machine.takeOutcome(2)
+    let result5 = machine.park(2)
     #expect(result5 == .finished)
     // c came after: the lane is offered to c's thread, which sleeps until it is scheduled.
-    let (handed, step) = machine.next()
-    guard case .stop(scheduleWorker: false, retired: _) = step else {
-      Issue.record("expected the drainer to stop, got \(step)")
-      return
-    }
-    #expect(handed.threads == [3])
+    #expect(letGo(&machine).threads == [3])
     #expect(machine.outcomes[3] == .drain)
     // d's caller runs now: it takes the lane instead of waiting for c's thread.
     let result6 = machine.submit("d", bypass: false, completion: .block).action
     #expect(result6 == .drain)
     #expect(machine.outcomes[3] == nil)
-    let result7 = machine.takeOutcome(3)
+    // Its thread woke for the lane, finds no outcome, and parks again.
+    let result7 = machine.park(3)
     #expect(result7 == nil)
     let drained = drainAll(&machine)
     #expect(drained.ran == ["c", "d"])
     #expect(drained.wake.threads == [3])
-    let result8 = machine.takeOutcome(3)
+    let result8 = machine.park(3)
     #expect(result8 == .finished)
     #expect(machine.isIdle)
     #expect(machine.roots.isEmpty)
+  }
+
+  /// S12, the freed heir: the lane is handed to a blocked caller, then a lock from another
+  /// thread holds the rest of its chain and releases it (its root closes; it keeps the lane).
+  /// The lock is released after the heir took the lane: the heir drains as any caller whose chain
+  /// is done (its old item, now of the release's chain), and returns before that item's
+  /// follow-up ran; nothing waits for its released root, and every item runs once.
+  @Test func anHeirALockReleasedDrainsAndReturnsBeforeTheRestOfItsOldChain() throws {
+    var machine = Machine()
+    #expect(machine.submit("a", bypass: false, completion: .block).action == .drain)
+    #expect(machine.submit("b0", bypass: false, completion: .block).action == .wait(2))
+    #expect(machine.park(2) == nil)
+    let a = try #require(nextItem(&machine))
+    _ = machine.finish(a)
+    let b0 = try #require(nextItem(&machine))
+    // Queued after the drainer's chain ended: "b"'s caller is to be the heir.
+    #expect(machine.submit("b", bypass: false, completion: .block).action == .wait(3))
+    #expect(machine.park(3) == nil)
+    #expect(machine.finish(b0).threads == [2])
+    #expect(machine.park(2) == .finished)
+    #expect(letGo(&machine).threads == [3])
+    // A lock from another thread holds "b": the heir's root closes, and it keeps the lane.
+    #expect(machine.pause(1).isEmpty)
+    #expect(machine.roots[3] == nil)
+    #expect(machine.outcomes[3] == .drain)
+    #expect(machine.park(3) == .drain)
+    #expect(machine.drainer == .caller(3))
+    // The lock goes before the heir runs an item: "b" joins the chain of the release's barrier.
+    #expect(machine.release(1, caller: .block, barrier: "barrier") == .wait(4))
+    #expect(machine.park(4) == nil)
+    let b = try #require(nextItem(&machine))
+    #expect(b.payload == "b")
+    #expect(b.root == 4)
+    #expect(machine.submitInside("b.1", bypass: false, current: b.root) == nil)
+    _ = machine.finish(b)
+    let barrier = try #require(nextItem(&machine))
+    #expect(barrier.payload == "barrier")
+    _ = machine.finish(barrier)
+    // "b.1" came after the heir's chain ended: it hands the lane on and returns before it ran.
+    #expect(letGo(&machine).threads == [4])
+    #expect(machine.park(4) == .drain)
+    let ran = [a, b0, b, barrier].map(\.payload) + drainAll(&machine).ran
+    #expect(ran == ["a", "b0", "b", "barrier", "b.1"])
+    #expect(machine.isIdle)
+    #expect(machine.roots.isEmpty)
+    #expect(machine.outcomes.isEmpty)
+    #expect(machine.parked.isEmpty)
   }
 
   @Test func aSynchronousCallerOnABusyLaneWaitsAndIsWokenWhenItsItemRan() {
@@ -147,17 +205,15 @@ import Testing
       let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
+    #expect(machine.park(2) == nil)
     let drained = drainAll(&machine)
     #expect(drained.ran == ["a", "b"])
     #expect(drained.wake.threads == [2])
     do {
-      let outcome = machine.takeOutcome(2)
+      let outcome = machine.park(2)
       #expect(outcome == .finished)
     }
-    do {
-      let outcome = machine.takeOutcome(2)
-      #expect(outcome == nil)
-    }
+    #expect(machine.parked.isEmpty)
   }
 
   @Test func aCallerTakesTheLaneFromAWorkerThatHasNotStarted() {
@@ -215,10 +271,11 @@ import Testing
       let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
+    // Its thread has not parked yet: nobody to signal, it finds its outcome when it parks.
     let wake = machine.pause(1)
-    #expect(wake.threads == [2])
+    #expect(wake.isEmpty)
     do {
-      let outcome = machine.takeOutcome(2)
+      let outcome = machine.park(2)
       #expect(outcome == .finished)
     }
     // The worker finds nothing it may run.
@@ -295,6 +352,7 @@ import Testing
       let action = machine.submit("b", bypass: false, completion: .block).action
       #expect(action == .wait(2))
     }
+    #expect(machine.park(2) == nil)
     guard let a = nextItem(&machine) else {
       Issue.record("a did not run")
       return
@@ -352,6 +410,7 @@ import Testing
     #expect(machine.submit("mine", bypass: false, completion: .block).action == .drain)
     // Queued while the caller drains: a blocked caller, then an asynchronous item.
     #expect(machine.submit("theirs", bypass: false, completion: .block).action == .wait(2))
+    #expect(machine.park(2) == nil)
     #expect(machine.submit("async", bypass: false, completion: .none).action == .none)
     guard let mine = nextItem(&machine) else {
       Issue.record("mine did not run")
@@ -373,13 +432,9 @@ import Testing
     _ = machine.finish(async)
     // Queued afterwards: the caller hands the lane to the thread that waits for it.
     #expect(machine.submit("later", bypass: false, completion: .block).action == .wait(4))
-    let (wake, step) = machine.next()
-    guard case .stop(scheduleWorker: false, retired: _) = step else {
-      Issue.record("no hand-over")
-      return
-    }
-    #expect(wake.threads == [4])
-    #expect(machine.takeOutcome(4) == .drain)
+    #expect(machine.park(4) == nil)
+    #expect(letGo(&machine).threads == [4])
+    #expect(machine.park(4) == .drain)
     #expect(machine.drainer == .caller(4))
     #expect(drainAll(&machine).ran == ["later"])
   }
@@ -453,6 +508,7 @@ import Testing
     #expect(result10)
     let result11 = machine.submit("a", bypass: false, completion: .block).action
     #expect(result11 == .wait(2))
+    #expect(machine.park(2) == nil)
     let w = try #require(nextItem(&machine))
     _ = machine.finish(w)
     let a = try #require(nextItem(&machine))
@@ -478,7 +534,7 @@ import Testing
     }
     let result15 = machine.hooksRan()
     #expect(result15.threads == [2])
-    let result16 = machine.takeOutcome(2)
+    let result16 = machine.park(2)
     #expect(result16 == .finished)
     // Nothing can run (the lock holds "a.1"): the worker lets go.
     guard case .stop(scheduleWorker: false, retired: _) = machine.next().1 else {
@@ -518,7 +574,7 @@ import Testing
     table.open(2, Machine.Root(outstanding: 1, inMain: 1, waiter: .resume("task")))
     table[1]?.outstanding -= 1
     table.open(3, Machine.Root(outstanding: 5, inMain: 0, waiter: .drainer))
-    table.removeValue(forKey: 2)
+    table[2] = nil
     table[3]?.inMain += 1
     #expect(table[1]?.outstanding == 1)
     #expect(table[1]?.inMain == 1)
@@ -527,9 +583,9 @@ import Testing
     #expect(table[3]?.inMain == 1)
     #expect(table.all.keys.sorted() == [1, 3])
     #expect(!table.all.isEmpty)
-    table.removeValue(forKey: 3)
+    table[3] = nil
     #expect(table[3] == nil)
-    table.removeValue(forKey: 1)
+    table[1] = nil
     #expect(table[1] == nil)
     #expect(table.all.isEmpty)
   }
