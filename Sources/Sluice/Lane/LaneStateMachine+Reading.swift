@@ -11,7 +11,7 @@ extension LaneStateMachine {
   var canClaim: Bool {
     switch drainer {
     case .none, .worker(started: false), .heir: return true
-    case .fast, .caller, .worker(started: true): return false
+    case .fast, .caller, .finishing, .worker(started: true): return false
     }
   }
 

@@ -79,12 +79,17 @@ extension LaneStateMachine {
     case drain
   }
 
+  /// Who holds the lane, and in which phase.
   enum Drainer: Equatable {
+    /// Nobody: the lane is idle (items may wait for a lock's release).
     case none
     /// Claimed with the lock-free shortcut, for one item that was never queued.
     case fast
     /// A caller serving its root's chain (0: a chain that is already done).
     case caller(Seq)
+    /// A caller whose chain is done, running what was queued before `horizon` (the sequence
+    /// numbers below it): every item a blocked caller waits for, and `extraLeft` others.
+    case finishing(horizon: Seq, extraLeft: Int)
     /// Handed to the blocked caller of this root, not running yet (see
     /// ``LaneStateMachine/canClaim``).
     case heir(Seq)

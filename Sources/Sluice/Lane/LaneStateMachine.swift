@@ -114,10 +114,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   private(set) var lent = 0
   /// Whether the drainer must stop its batch before its next item (see ``stopBatch()``).
   private(set) var batchStopped = false
-  /// For a caller whose chain is done, the sequence numbers it may still run are below this.
-  private(set) var horizon: Seq = 0
-  /// How many items nobody blocks on a caller whose chain is done may still run.
-  private var extraLeft = 0
   /// The most items nobody blocks on that a caller runs after its own chain.
   static var extraBudget: Int { 32 }
   let maxQueueDepth: Int?
@@ -345,10 +341,9 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       // The caller's chain is done. It still runs what was queued before: every item a blocked
       // caller waits for (a hand-over per item would wait for each thread to be scheduled), and
       // up to ``extraBudget`` others; then it returns, and somebody else takes the rest.
-      if horizon == 0 {
-        horizon = nextSeq
-        extraLeft = Self.extraBudget
-      }
+      drainer = .finishing(horizon: nextSeq, extraLeft: Self.extraBudget)
+    }
+    if case .finishing = drainer {
       if let item = popQueuedBeforeHorizon(&wake) { return (wake, .run(item)) }
       if hooksPending { return (wake, .runHooks) }
       let step = handOff(&wake)
@@ -362,7 +357,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
       openRoots[seq] = nil
     }
     drainer = .none
-    horizon = 0
     return (wake, letGo(scheduleWorker: false))
   }
 
@@ -455,14 +449,16 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
     }
   }
 
-  /// The next runnable item queued before ``horizon``, of a blocked caller or within budget.
+  /// The next runnable item queued before the finishing caller's horizon, of a blocked caller
+  /// or within budget.
   private mutating func popQueuedBeforeHorizon(_ wake: inout Wake) -> Item? {
-    guard let item = bypass.first ?? (locks.isEmpty ? main.first : nil), item.seq < horizon
+    guard case .finishing(let horizon, let extraLeft) = drainer,
+      let item = bypass.first ?? (locks.isEmpty ? main.first : nil), item.seq < horizon
     else { return nil }
     if case .thread? = openRoots[item.root]?.waiter {
       // A blocked caller's item: always.
     } else if extraLeft > 0 {
-      extraLeft -= 1
+      drainer = .finishing(horizon: horizon, extraLeft: extraLeft - 1)
     } else {
       return nil
     }
@@ -480,7 +476,6 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
 
   /// The drainer's chain is done: it lets go, to the oldest blocked caller or to the worker.
   private mutating func handOff(_ wake: inout Wake) -> Step {
-    horizon = 0
     guard hasRunnable else {
       drainer = .none
       return letGo(scheduleWorker: false)

@@ -6,7 +6,7 @@ import Testing
 /// The model check of the lane: every interleaving of small scenarios (two or three threads,
 /// two or three operations each) over the pure ``LaneStateMachine``, checked by ``LaneModel``.
 ///
-/// About 223,000 states in all (12,700 in the scenarios that detach stores, 8,100 with batches
+/// About 236,000 states in all (12,700 in the scenarios that detach stores, 8,100 with batches
 /// of 2 or 3 items, 4,300 with a bounded queue), about 7 s in a debug build. The explorations
 /// run one after another, each on a dedicated thread, so they never occupy the cooperative pool
 /// other tests need.

@@ -556,7 +556,7 @@ struct LaneModel {
     switch world.machine.drainer {
     case .worker(started: false), .heir: return true
     case .caller(let seq): return world.machine.outcomes[seq] == .drain
-    case .none, .fast, .worker(started: true): return false
+    case .none, .fast, .finishing, .worker(started: true): return false
     }
   }
 
@@ -792,6 +792,10 @@ struct LaneModel {
     case .fast: hasher.combine(-2)
     case .worker(let started): hasher.combine(started ? -3 : -4)
     case .caller(let seq): hasher.combine(seq)
+    case .finishing(let horizon, let extraLeft):
+      hasher.combine(-6)
+      hasher.combine(horizon)
+      hasher.combine(extraLeft)
     case .heir(let seq):
       hasher.combine(-5)
       hasher.combine(seq)
