@@ -24,7 +24,7 @@ final class Lane: @unchecked Sendable {
   }
 
   /// One queued item's content: an action or lane work, and what it needs when it runs.
-  struct Work {
+  @usableFromInline struct Work {
     enum Kind {
       case action(any Action)
       case work(@Sendable () -> Void)

@@ -6,7 +6,11 @@ import Synchronization
 ///
 /// The lane calls ``reduceOp`` and ``notifyOp``: closures made by ``StoreCore``'s inlinable
 /// initializer, specialized for the state type (no metadata lookups), capturing nothing (the
-/// core is an argument, so a call costs no reference counting).
+/// core is an argument, so a call costs no reference counting). A class with abstract members,
+/// not a protocol: the lane reads its fields as stored fields. As a protocol it measured, in
+/// instructions per op (`callgrind-per-op.sh`, main 39b2cc5, 2026-11-28), class / protocol:
+/// `dispatch.observers0` 235 / 311, `dispatch.observers1` 406 / 547, `transaction.two_stores`
+/// 2,185 / 3,459, `queue.async1m` 692 / 770.
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
   // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`).
