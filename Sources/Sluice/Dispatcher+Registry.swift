@@ -9,7 +9,7 @@
 ///     .on(CurrentUserRefreshed.self) { state, action in state.name = action.name }
 /// }
 /// dispatcher.register(CurrentUser.self)
-/// let store = dispatcher.store(CurrentUser.self)  // the same instance, every time
+/// let store = dispatcher.store(CurrentUser.self)  // the registered store, with its state
 /// ```
 public protocol StoreDefinition: Sendable {
   /// The state a new store starts with.
