@@ -228,6 +228,7 @@ struct DispatcherIdentityTests {
     var made = dispatcher?.register(RegUser.self)
     let weakDispatcher = RegWeak(dispatcher)
     let weakMade = RegWeak(made)
+    let weakMadeCore = RegWeak(made?.core)
     let weakExisting = RegWeak(existing)
     let weakLane = RegWeak(dispatcher?.lane)
 
@@ -250,6 +251,7 @@ struct DispatcherIdentityTests {
     #expect(weakDispatcher.object == nil, "nothing holds the dispatcher")
     // The effects' tasks let go of their context (and the lane) just after they ended.
     #expect(await obsEventually { weakLane.object == nil })
+    #expect(weakMadeCore.object == nil)
     #expect(
       Set(gone.values) == ["dispatcher effect", "store effect", "registered state"],
       "the registered stores and the effects went with it")
