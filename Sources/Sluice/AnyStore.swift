@@ -3,10 +3,15 @@
 ///
 /// Every ``Store`` is an `AnyStore`; the class cannot be subclassed outside Sluice.
 public class AnyStore: @unchecked Sendable {
-  // @unchecked Sendable: immutable; the core is Sendable.
+  // @unchecked Sendable: immutable; the core and the dispatcher are Sendable.
   let anyCore: AnyStoreCore
-  /// The live `values` streams of the store, finished when it is deinitialized.
-  let valueStreamEnds = ValueStreamEnds()
+
+  /// The dispatcher whose lane this store is on: the lane's one dispatcher, the same object for
+  /// the lane's whole life.
+  ///
+  /// Every store keeps its dispatcher alive, registered or not (see "Identity and lifetime" in
+  /// ``Dispatcher``).
+  public let dispatcher: Dispatcher
 
   /// Attaches a reactor that sees this store's changes as ``MultiReaction``s: made by
   /// ``Store``'s initializer, which knows the state type (the store is its first argument).
@@ -18,13 +23,13 @@ public class AnyStore: @unchecked Sendable {
     ) -> Subscription
 
   @usableFromInline
-  init(anyCore: AnyStoreCore, multiReactorMaker: @escaping MultiReactorMaker) {
+  init(
+    anyCore: AnyStoreCore, dispatcher: Dispatcher,
+    multiReactorMaker: @escaping MultiReactorMaker
+  ) {
     self.anyCore = anyCore
+    self.dispatcher = dispatcher
     self.multiReactorMaker = multiReactorMaker
-  }
-
-  deinit {
-    valueStreamEnds.finishAll()
   }
 
   /// Attaches a reactor that sees this store's changes as ``MultiReaction``s.
@@ -33,12 +38,6 @@ public class AnyStore: @unchecked Sendable {
   ) -> Subscription {
     multiReactorMaker(self, ownerGone, handler)
   }
-
-  /// The dispatcher whose lane this store is on: the same object every time.
-  ///
-  /// A store that is not registered keeps its dispatcher alive (see
-  /// "Identity and lifetime" in ``Dispatcher``).
-  public var dispatcher: Dispatcher { anyCore.lane.dispatcher }
 
   /// Declares that this store reduces every action after `stores` did (Flux's `waitFor`).
   ///

@@ -23,10 +23,10 @@
 /// - Reducers of one lane never run concurrently; `state` is safe to read from any thread.
 ///
 /// ## Identity and lifetime
-/// A lane has one dispatcher: ``AnyStore/dispatcher`` and ``EffectContext/dispatcher`` return
-/// the same object every time (`store.dispatcher === store.dispatcher`), so what is registered
-/// on it — stores (``register(_:file:line:)-10kgd``) and effects (``addEffects(_:)``) — stays
-/// while the lane is in use:
+/// A lane has one dispatcher, for its whole life: ``AnyStore/dispatcher`` and
+/// ``EffectContext/dispatcher`` return that object every time, so what is registered on it —
+/// stores (``register(_:file:line:)-10kgd``) and effects (``addEffects(_:)``) — stays while the
+/// lane is in use:
 ///
 /// ```swift
 /// let store = Store(initialState: Session(), reducer: sessionReducer)
@@ -34,16 +34,15 @@
 /// store.dispatcher.store(CurrentUser.self)              // the registered store
 /// ```
 ///
-/// - Every store on the lane that is not registered keeps the dispatcher alive, and with it the
-///   registered stores and the dispatcher's effects.
-/// - Registered stores do not keep their dispatcher alive (the dispatcher holds them: the other
-///   way round would be a cycle). When the program lets go of the dispatcher and of every store
-///   on it that is not registered, the dispatcher is deinitialized, and its registered stores,
-///   its effects and the lane go with it.
-/// - A registered store the program still holds then stays on its lane as a store that is not
-///   registered: its `dispatcher` is from then on a new one, with an empty registry, which the
-///   store keeps alive. ``unregister(_:)`` makes a store one that is not registered, too.
-public final class Dispatcher: Sendable {
+/// - The dispatcher lives while the program holds it or any store on it, registered or not.
+/// - Registered stores live while their dispatcher lives; so do its effects.
+/// - When the program lets go of the dispatcher and of every store on it, the dispatcher is
+///   deinitialized, and its registered stores, its effects and the lane go with it.
+/// - ``unregister(_:)`` makes a store one that is not registered: it ends when the program lets
+///   go of it (at once when nothing holds it).
+public final class Dispatcher: @unchecked Sendable {
+  // @unchecked Sendable: `lane` is immutable and Sendable; `registry` is guarded by the lane's
+  // lock (and touched without it only by `deinit`, when nothing else can reach it).
   /// What the lane does with an action dispatched from inside itself (by a reducer, middleware or
   /// synchronous observer).
   public enum Reentrancy: Sendable, Hashable {
@@ -54,6 +53,8 @@ public final class Dispatcher: Sendable {
   }
 
   @usableFromInline let lane: Lane
+  /// The registered stores and the dispatcher's effects (see `Dispatcher+Registry.swift`).
+  var registry = Registry()
 
   /// Creates a dispatcher.
   ///
@@ -81,7 +82,6 @@ public final class Dispatcher: Sendable {
       label: label, reentrancy: reentrancy, maxChainDepth: max(1, maxChainDepth),
       maxQueueDepth: maxQueueDepth.map { max(1, $0) }, reporter: reporter)
     self.init(lane: Lane(configuration: configuration))
-    lane.install(self)
   }
 
   /// A dispatcher whose actions go to `orderSource` (a shared lane's outbox) instead of being
@@ -91,16 +91,19 @@ public final class Dispatcher: Sendable {
       label: label, reentrancy: .enqueue, maxChainDepth: 1_000, maxQueueDepth: nil,
       reporter: reporter, orderSource: orderSource)
     self.init(lane: Lane(configuration: configuration))
-    lane.install(self)
   }
 
-  /// A handle of `lane`, not installed: ``Lane/dispatcher`` installs it.
-  init(lane: Lane) {
+  /// The dispatcher of `lane`, a new lane: its one dispatcher.
+  private init(lane: Lane) {
     self.lane = lane
+    lane.dispatcher = self
   }
 
+  /// Nothing holds the dispatcher: no store object is left on its lane (each holds it), and the
+  /// lane holds it weakly. Its effects are removed, its registered stores end, outside every lock.
   deinit {
-    lane.dispatcherGone()
+    for group in registry.effectGroups { lane.removeEffects(group: group) }
+    for entry in registry.entries.values { entry.core.retire() }
   }
 
   /// The lane's label.

@@ -17,13 +17,12 @@
 /// and is saved. `state` can be read from any thread and is never torn. When `State` is `Equatable`, whole-state observers are called only when the state
 /// really changed.
 ///
-/// A store is deinitialized when the last reference to it goes; its observers, subscriptions and
-/// lane never keep it alive.
+/// A store ends when the last reference to it goes — unless it is registered on its dispatcher
+/// (``Dispatcher/register(_:file:line:)``), then when its dispatcher goes; its observers,
+/// subscriptions and lane never keep it alive. A store keeps its dispatcher alive.
 public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
   @usableFromInline let core: StoreCore<State>
-  /// The persistence of the store, if it has one.
-  let persistenceHandle: (any PersistenceHandle)?
 
   /// Creates a store.
   ///
@@ -75,11 +74,11 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     persistence: (any PersistenceHandle)? = nil,
     beforeJoining: ((Store<State>) -> Void)? = nil
   ) {
+    let dispatcher = Store.dispatcher(joining: dispatcher)
     let core = StoreCore(
-      initialState: initialState, reducer: reducer, lane: Store.lane(joining: dispatcher),
-      isEqual: isEqual)
+      initialState: initialState, reducer: reducer, lane: dispatcher.lane, isEqual: isEqual)
     if let restored, !Self.refusesRestore(on: core.lane) { core.current = restored }
-    self.init(core: core, middleware: middleware, persistence: persistence)
+    self.init(core: core, dispatcher: dispatcher, middleware: middleware, persistence: persistence)
     beforeJoining?(self)
     join(effects: effects)
   }
@@ -94,48 +93,43 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     core.lane.attach(core, effects: initialEffectRegistrations(effects))
   }
 
-  /// Wraps a core that is not attached yet; the caller attaches it (from inlinable code, so the
-  /// core's lane operations are specialized for `State`).
+  /// Wraps a core that is not attached yet, with its middleware and persistence; the caller
+  /// attaches it (from inlinable code, so the core's lane operations are specialized for `State`).
   @usableFromInline
-  init(
-    core: StoreCore<State>, middleware: [Middleware<State>],
+  convenience init(
+    core: StoreCore<State>, dispatcher: Dispatcher, middleware: [Middleware<State>],
     persistence: (any PersistenceHandle)? = nil
   ) {
-    self.core = core
-    persistenceHandle = persistence
+    core.persistence = persistence
     for entry in middleware {
       core.middleware.append((id: core.nextMiddlewareID, middleware: entry))
       core.nextMiddlewareID += 1
     }
     core.extras.store(middleware.count, ordering: .relaxed)
+    self.init(wrapping: core, dispatcher: dispatcher)
+  }
+
+  /// A store object around `core`: a new store's, or a registered store's whose objects all went
+  /// (then under the lane's lock: it runs no user code).
+  init(wrapping core: StoreCore<State>, dispatcher: Dispatcher) {
+    self.core = core
+    core.stores += 1
     super.init(
-      anyCore: core,
+      anyCore: core, dispatcher: dispatcher,
       multiReactorMaker: { store, ownerGone, handler in
         unsafeDowncast(store, to: Store<State>.self).attachMultiReactor(
           ownerGone: ownerGone, handler: handler)
       })
   }
 
-  /// The lane of `dispatcher`, or a new private one.
+  /// `dispatcher`, or a new private one.
   @usableFromInline
-  static func lane(joining dispatcher: Dispatcher?) -> Lane {
-    dispatcher?.lane
-      ?? Lane(
-        configuration: Lane.Configuration(
-          label: "sluice.store.\(State.self)", reentrancy: .enqueue, maxChainDepth: 1_000,
-          maxQueueDepth: nil, reporter: nil))
+  static func dispatcher(joining dispatcher: Dispatcher?) -> Dispatcher {
+    dispatcher ?? Dispatcher(label: "sluice.store.\(State.self)")
   }
 
   deinit {
-    persistenceHandle?.close()
-    core.lane.detach(core)
-    core.lane.effects.cancel(group: core.commandGroup)
-    for end in core.endOfStore.withLock({ ends in
-      defer { ends.removeAll() }
-      return ends
-    }) {
-      end()
-    }
+    dispatcher.storeGone(core, key: ObjectIdentifier(State.self))
   }
 
   /// The current state: a consistent snapshot, from any thread.
@@ -183,9 +177,9 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   func attachMultiReactor(
     ownerGone: (@Sendable () -> Bool)?, handler: @escaping @Sendable (MultiReaction) -> Bool
   ) -> Subscription {
-    addReactor(ownerGone: ownerGone) { [weak self] reaction in
-      guard let self else { return true }
-      return handler(MultiReaction(reaction, store: self))
+    addReactor(ownerGone: ownerGone) { reaction in
+      guard let store = reaction.store else { return true }
+      return handler(MultiReaction(reaction, store: store))
     }
   }
 }

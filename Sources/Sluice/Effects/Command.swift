@@ -38,7 +38,8 @@ public protocol Command<State>: Sendable {
 /// await store.settle()
 /// ```
 ///
-/// The task is cancelled when the store is deinitialized; an error it throws is reported on the
+/// The task is cancelled when the store ends (it is deinitialized; a registered store, when its
+/// dispatcher is); an error it throws is reported on the
 /// store's ``ErrorChannel``. ``Dispatcher/settle(file:line:)`` waits for it.
 public protocol AsyncCommand<State>: Sendable {
   /// The state of the store the command runs against.

@@ -1,9 +1,8 @@
 extension Dispatcher {
   /// Registers effects on the lane itself, for actions no single store owns; they live as long
-  /// as this dispatcher, which every store on the lane that is not registered keeps alive (see
-  /// "Identity and lifetime" in ``Dispatcher``), or until the subscription is cancelled (dropping
-  /// it does not end them). Their context's state is `()`: reach stores through
-  /// `context.dispatcher`.
+  /// as this dispatcher, which every store on the lane keeps alive (see "Identity and lifetime"
+  /// in ``Dispatcher``), or until the subscription is cancelled (dropping it does not end them).
+  /// Their context's state is `()`: reach stores through `context.dispatcher`.
   ///
   /// ```swift
   /// dispatcher.addEffects(
@@ -18,9 +17,15 @@ extension Dispatcher {
     let registrations = effects.registrations(
       group: group, owner: nil, lane: lane, readState: {},
       errors: ErrorSink(channels: [lane.errors]))
-    lane.addDispatcherEffects(registrations, group: group)
-    return Subscription(cancelsOnDeinit: false) { [lane] in
+    lane.rebuildRouting {
+      registry.effectGroups.append(group)
+      lane.effectRegistrations.append(contentsOf: registrations)
+    }
+    return Subscription(cancelsOnDeinit: false) { [weak self, lane] in
       lane.removeEffects(group: group)
+      // Held here, released after the lock.
+      guard let self else { return }
+      lane.lock.withLock { registry.effectGroups.removeAll { $0 == group } }
     }
   }
 

@@ -27,7 +27,13 @@ public struct EffectContext<State: Sendable>: Sendable {
   public var state: State { readState() }
 
   /// The dispatcher whose lane the effect belongs to: the one ``AnyStore/dispatcher`` returns.
-  public var dispatcher: Dispatcher { lane.dispatcher }
+  ///
+  /// Once that dispatcher went (every store on the lane went, and the effect was cancelled), a
+  /// new dispatcher with a lane of its own and no store: what the cancelled effect does through
+  /// it reaches nothing.
+  public var dispatcher: Dispatcher {
+    lane.dispatcher ?? Dispatcher(label: lane.configuration.label, reporter: lane.reporter)
+  }
 
   /// Whether the effect was cancelled: by its policy, ``Dispatcher/cancelEffects(id:)``, or its
   /// store or dispatcher going away.

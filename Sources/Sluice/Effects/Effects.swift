@@ -30,7 +30,8 @@
 ///   transaction: their effects start when it commits.
 /// - Its ``EffectPolicy`` decides what happens when the action arrives again while a run is in
 ///   flight: run again, cancel the old run, ignore the new action, or debounce.
-/// - Effects are cancelled when their store (or dispatcher) is deinitialized, when the
+/// - Effects are cancelled when their store ends (it is deinitialized; a registered store, when
+///   its dispatcher is) or their dispatcher is deinitialized, when the
 ///   subscription of ``Store/addEffects(_:)`` is cancelled, by id, and by an action
 ///   (``cancel(_:on:)``). Cancellation is cooperative: the task is cancelled, and whatever it
 ///   dispatches afterwards is dropped.

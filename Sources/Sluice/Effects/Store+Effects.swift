@@ -19,7 +19,8 @@ extension Store {
     return bind(effects).registrations
   }
 
-  /// Binds `effects` to this store as one group, removed when the store is deinitialized.
+  /// Binds `effects` to this store as one group, removed when the store ends (see
+  /// ``AnyStoreCore/retire()``).
   private func bind(
     _ effects: Effects<State>
   ) -> (group: EffectGroup, registrations: [EffectRegistration]) {
@@ -27,7 +28,9 @@ extension Store {
     let core = self.core
     let registrations = effects.registrations(
       group: group, owner: core, lane: core.lane, readState: { core.state }, errors: errorSink)
-    core.onEndOfStore { [lane = core.lane] in lane.removeEffects(group: group) }
+    core.endOfStore.withLock {
+      $0.append { [lane = core.lane] in lane.removeEffects(group: group) }
+    }
     return (group, registrations)
   }
 

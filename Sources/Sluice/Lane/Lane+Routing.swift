@@ -66,13 +66,11 @@ extension Lane {
   /// Attaches `core`, and adds `registrations` (its effects) in the same step: no action is
   /// routed to the store without its effects.
   func attach(_ core: AnyStoreCore, effects registrations: [EffectRegistration] = []) {
-    let released = lock.withLock {
+    let replaced = lock.withLock {
       effectRegistrations.append(contentsOf: registrations)
-      // One more store that is not registered: the lane holds its dispatcher (the hold let go
-      // of is `nil`).
-      return (attachLocked(core), reconcileHoldLocked())
+      return attachLocked(core)
     }
-    _ = released  // Released here, outside the lock.
+    _ = replaced  // Released here, outside the lock.
   }
 
   /// Adds `core` to the stores and routing (under `lock`); returns the replaced routing table.
@@ -96,10 +94,9 @@ extension Lane {
         if retired != nil { forgotten = forgetRoutes() }
         return retired
       }
-      return (replaced, retired, reconcileHoldLocked())
+      return (replaced, retired)
     }
-    // Released here, outside the lock: a core's deinit may take other locks, and the lane's
-    // dispatcher, when this was its last store that is not registered, deinitializes.
+    // Released here, outside the lock: a core's deinit may take other locks.
     withExtendedLifetime((released, forgotten)) {}
   }
 
@@ -120,7 +117,6 @@ extension Lane {
     let released = lock.withLock { () -> ([EffectRegistration], Routing?) in
       let before = effectRegistrations
       effectRegistrations.removeAll { $0.group == group }
-      handle.effectGroups.removeAll { $0 == group }
       guard effectRegistrations.count != before.count else { return (before, nil) }
       return (before, rebuildRoutingLocked())
     }

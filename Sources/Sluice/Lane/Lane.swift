@@ -61,8 +61,10 @@ final class Lane: @unchecked Sendable {
   var orderEdges: [(store: ObjectIdentifier, after: ObjectIdentifier)] = []
   var effectRegistrations: [EffectRegistration] = []
   var routing = Routing()
-  /// The lane's dispatcher, registry and dispatcher effects (see ``LaneHandle``).
-  var handle = LaneHandle()
+  /// The lane's one dispatcher, set by its initializer before the lane is shared. Weak: the
+  /// dispatcher owns the lane. It never makes a second dispatcher: it reads `nil` once the
+  /// dispatcher is deinitialized, when no store is left on the lane and its effects are cancelled.
+  weak var dispatcher: Dispatcher?
 
   // Drainer only: one thread at a time, so exclusivity is not checked at run time.
   @exclusivity(unchecked) private var cachedRouting = Routing()

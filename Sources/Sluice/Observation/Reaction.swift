@@ -53,7 +53,7 @@ public final class Reaction<State: Sendable> {
   }
 
   /// The store that changed.
-  public var store: Store<State>? { reactor.store }
+  public var store: Store<State>? { reactor.currentStore }
 
   /// The state after the change; `nil` when the reaction is used after its call.
   public var newState: State? {
@@ -118,7 +118,7 @@ public final class MultiReaction {
   /// }
   /// ```
   public func at<State>(_ store: Store<State>) -> Reaction<State>? {
-    guard store === self.store else { return nil }
+    guard store.anyCore === self.store.anyCore else { return nil }
     return typed as? Reaction<State>
   }
 }

@@ -2,8 +2,9 @@
 /// its queries (learned when it was attached) and calls the handler when one changed.
 final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   // @unchecked Sendable: everything mutable is touched on the lane only.
-  weak var store: Store<State>?
+  private weak var store: Store<State>?
   private let lane: Lane
+  private let coreID: ObjectIdentifier
   /// Calls the user's handler; returns `false` when its owner is gone.
   private let handler: @Sendable (Reaction<State>) -> Bool
   /// The key-path queries in the order they were first asked. A reactor asks the same few
@@ -52,10 +53,20 @@ final class Reactor<State: Sendable>: AnyObserver<State>, @unchecked Sendable {
   ) {
     self.store = store
     lane = store.core.lane
+    coreID = ObjectIdentifier(store.core)
     self.handler = handler
     super.init(order: order, gate: gate, ownerGone: ownerGone) { observer, state in
       unsafeDowncast(observer, to: Reactor<State>.self).react(to: state)
     }
+  }
+
+  /// The store: the object the reactor was attached through while anybody holds it, else the
+  /// dispatcher's object around the core of a registered store (see ``Dispatcher/store(_:)``).
+  var currentStore: Store<State>? {
+    if let store { return store }
+    guard let found = lane.dispatcher?.store(State.self), ObjectIdentifier(found.core) == coreID
+    else { return nil }
+    return found
   }
 
   private var hasQueries: Bool { !queries.isEmpty || !dotted.isEmpty || !ignoredPaths.isEmpty }

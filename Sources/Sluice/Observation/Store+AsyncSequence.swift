@@ -3,7 +3,8 @@ extension Store {
   ///
   /// Every state is buffered until consumed, in lane order. The stream ends — and its observer
   /// is removed — when the consuming task is cancelled, when nothing holds the stream any more,
-  /// or when the store is deinitialized. Leaving a `for await` loop with `break` ends the stream
+  /// or when the store ends (it is deinitialized; a registered store, when its dispatcher is).
+  /// Leaving a `for await` loop with `break` ends the stream
   /// once its iterator is released at the end of the loop (a stream also kept in a variable
   /// ends when that variable goes too).
   ///
@@ -18,7 +19,7 @@ extension Store {
   ///
   /// The stream ends like ``values`` does: when the consuming task is cancelled, when nothing
   /// holds the stream any more (leaving `for await` with `break` ends it once its iterator is
-  /// released), or when the store is deinitialized.
+  /// released), or when the store ends.
   ///
   /// ```swift
   /// for await counter in store.values(of: \.counter) { print(counter) }
@@ -38,7 +39,7 @@ extension Store {
   ) -> AsyncStream<Element> {
     AsyncStream { continuation in
       let subscription = observe(continuation)
-      let ends = valueStreamEnds
+      let ends = core.valueStreamEnds
       let token = ends.add { continuation.finish() }
       continuation.onTermination = { _ in
         subscription.cancel()
@@ -48,5 +49,5 @@ extension Store {
   }
 
   /// The number of `values` streams of this store that have not ended (for tests).
-  var valueStreamCount: Int { valueStreamEnds.count }
+  var valueStreamCount: Int { core.valueStreamEnds.count }
 }

@@ -61,7 +61,7 @@ extension Store where State: Codable {
 
   /// The store's persistence; `nil` for a store made without one.
   public var persistence: PersistenceController<State>? {
-    persistenceHandle as? PersistenceController<State>
+    core.persistence as? PersistenceController<State>
   }
 
   /// Calls `body` on the lane after every step in which the store reduced an action (changed

@@ -1,7 +1,9 @@
 import Synchronization
 
-/// The part of a store the lane routes to, independent of the state type. The lane holds cores
-/// strongly; a ``Store`` detaches its core when it is deinitialized, so no lane or subscription
+/// The part of a store the lane routes to, independent of the state type: everything the store
+/// is, while ``Store`` objects around it come and go (a registered store keeps its core, not its
+/// object). The lane holds cores strongly until ``retire()``, once the last store object around
+/// the core went and it is not registered, or its dispatcher went; so no lane or subscription
 /// keeps a store alive.
 ///
 /// The lane calls ``reduceOp`` and ``notifyOp``: closures made by ``StoreCore``'s inlinable
@@ -13,8 +15,18 @@ import Synchronization
 /// 2,185 / 3,459, `queue.async1m` 692 / 770.
 @usableFromInline
 class AnyStoreCore: @unchecked Sendable {
-  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`).
+  // @unchecked Sendable: immutable, or atomic (`extras`, `reducingThread`), or as documented.
   @usableFromInline let lane: Lane
+  /// How many ``Store`` objects around this core are alive (under the lane's lock, or before the
+  /// core is shared); see ``Dispatcher``'s registry.
+  var stores = 0
+  /// The store's persistence, if any: set before the core is shared, taken by ``retire()``, when
+  /// no store object is left to read it.
+  var persistence: (any PersistenceHandle)?
+  /// The live `values` streams of the store, finished by ``retire()``.
+  let valueStreamEnds = ValueStreamEnds()
+  /// Called by ``retire()``: removes the store's effects.
+  let endOfStore = Guarded<[@Sendable () -> Void]>([])
   /// The errors of this store's effects and commands, and of the actions it handles.
   let errors = ErrorChannel()
   /// The group of the store's asynchronous commands, cancelled when the store goes.
@@ -67,6 +79,22 @@ class AnyStoreCore: @unchecked Sendable {
     reduceOp = reduce
     notifyOp = notify
     transactionOp = transact
+  }
+
+  /// Ends the store, once (see ``Dispatcher``'s registry), outside every lock: its persistence
+  /// writes what is pending, it leaves the lane, its commands are cancelled, its effects and its
+  /// `values` streams end.
+  func retire() {
+    persistence.take()?.close()
+    lane.detach(self)
+    lane.effects.cancel(group: commandGroup)
+    for end in endOfStore.withLock({ ends in
+      defer { ends.removeAll() }
+      return ends
+    }) {
+      end()
+    }
+    valueStreamEnds.finishAll()
   }
 
   /// Reduces the actions a transaction dispatched while an update's body ran (lane only).
@@ -179,15 +207,6 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   var inspection: (store: TypedInspectedStore<State>, recorder: Int)?
   /// The state saved by `captureState()` (lane only).
   var captured: State?
-  /// Called when the store is deinitialized: ends the `values` streams of this store.
-  let endOfStore = Guarded<[@Sendable () -> Void]>([])
-
-  /// Registers `body` to run when the store is deinitialized.
-  @usableFromInline
-  func onEndOfStore(_ body: @escaping @Sendable () -> Void) {
-    endOfStore.withLock { $0.append(body) }
-  }
-
   /// Creates a core; inlinable so that its lane operations are specialized for `State`.
   @inlinable
   init(

@@ -53,4 +53,39 @@ struct StoreRegistryConcurrencyTests {
       if identities.count != 1 || dispatcher.lane.orderedCores.count != 1 { break }
     }
   }
+
+  /// Store objects of a registered store made and dropped by racing threads: the store stays on
+  /// its lane (no object's `deinit` ends a registered store).
+  @Test func objectsOfARegisteredStoreMadeAndDroppedByManyThreadsLeaveItOnItsLane() async {
+    let dispatcher = Dispatcher(reporter: .ignoring)
+    let weakCore = RegWeak(dispatcher.register(RegUser.self).core)
+    let finished = await runOnThreads(4, timeout: hangGuardSeconds) { index in
+      for round in 0..<500 {
+        dispatcher.store(RegUser.self)?.dispatch(RegUserRenamed(name: "\(index).\(round)"))
+      }
+    }
+    #expect(finished)
+
+    dispatcher.dispatch(RegUserRenamed(name: "last"))
+    #expect(dispatcher.store(RegUser.self)?.state.name == "last")
+    #expect(dispatcher.store(RegUser.self)?.core === weakCore.object)
+  }
+
+  /// Unregistering while threads make and drop objects of the store: it ends exactly when its
+  /// last object goes.
+  @Test func aStoreUnregisteredWhileThreadsMakeAndDropItsObjectsEndsWithTheLast() async {
+    let dispatcher = Dispatcher(reporter: .ignoring)
+    let weakCore = RegWeak(dispatcher.register(RegUser.self).core)
+    let finished = await runOnThreads(4, timeout: hangGuardSeconds) { index in
+      for round in 0..<500 {
+        if index == 0, round == 250 { dispatcher.unregister(RegUser.self) }
+        _ = dispatcher.store(RegUser.self)?.state
+      }
+    }
+    #expect(finished)
+
+    #expect(dispatcher.store(RegUser.self) == nil)
+    #expect(weakCore.object == nil, "the store ended once its last object went")
+    #expect(dispatcher.lane.orderedCores.isEmpty, "and left its lane")
+  }
 }

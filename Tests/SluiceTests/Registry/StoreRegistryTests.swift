@@ -1,5 +1,6 @@
-import Sluice
 import Testing
+
+@testable import Sluice
 
 struct RegUser: StoreDefinition, Equatable {
   var name: String?
@@ -84,28 +85,27 @@ struct StoreRegistryTests {
   @Test func aRegisteredStoreLivesAsLongAsItsDispatcherAndIsReleasedWithIt() {
     var dispatcher: Dispatcher? = Dispatcher(reporter: .ignoring)
     let weakDispatcher = RegWeak(dispatcher)
-    let weakStore = RegWeak<Store<RegUser>>()
-    // Registered without keeping the returned store: only the dispatcher holds it.
-    dispatcher?.register(RegUser.self)
-    weakStore.object = dispatcher?.store(RegUser.self)
+    // Registered without keeping the returned store: only the dispatcher holds it (its core).
+    let weakStore = RegWeak(dispatcher?.register(RegUser.self).core)
 
     dispatcher?.dispatch(RegUserRenamed(name: "Ada"))
     #expect(weakStore.object?.state.name == "Ada", "the dispatcher keeps its store alive")
+    #expect(dispatcher?.store(RegUser.self)?.state.name == "Ada")
 
     dispatcher = nil
 
-    #expect(weakDispatcher.object == nil, "registered stores do not keep their dispatcher alive")
+    #expect(weakDispatcher.object == nil, "nothing holds the dispatcher")
     #expect(weakStore.object == nil, "a registered store is released with its dispatcher")
   }
 
   @Test func aRegisteredStoreWithObserversAndMiddlewareIsReleasedWithItsDispatcher() {
     var dispatcher: Dispatcher? = Dispatcher(reporter: .ignoring)
     let weakDispatcher = RegWeak(dispatcher)
-    let weakStore = RegWeak<Store<RegUser>>()
+    let weakStore = RegWeak<StoreCore<RegUser>>()
     let names = RegLog<String?>()
     var subscriptions: [Subscription] = []
     if let store = dispatcher?.register(RegUser.self) {
-      weakStore.object = store
+      weakStore.object = store.core
       subscriptions.append(store.observe(\.name, from: .nextChange) { names.append($0.new) })
       subscriptions.append(store.use(.before { _, _ in }))
     }
@@ -121,8 +121,7 @@ struct StoreRegistryTests {
 
   @Test func unregisterForgetsTheStore() {
     let dispatcher = Dispatcher(reporter: .ignoring)
-    let weakStore = RegWeak<Store<RegUser>>()
-    weakStore.object = dispatcher.register(RegUser.self)
+    let weakStore = RegWeak(dispatcher.register(RegUser.self).core)
 
     dispatcher.unregister(RegUser.self)
 
