@@ -40,6 +40,9 @@
 ///   deinitialized, and its registered stores, its effects and the lane go with it.
 /// - ``unregister(_:)`` makes a store one that is not registered: it ends when the program lets
 ///   go of it (at once when nothing holds it).
+/// - Since a store keeps its dispatcher alive, an effect registered on the dispatcher, or a
+///   registered store's state, that captures a store of the same lane keeps the lane alive: an
+///   effect reaches the stores through its context (`context.dispatcher.store(T.self)`).
 public final class Dispatcher: @unchecked Sendable {
   // @unchecked Sendable: `lane` is immutable and Sendable; `registry` is guarded by the lane's
   // lock (and touched without it only by `deinit`, when nothing else can reach it).
