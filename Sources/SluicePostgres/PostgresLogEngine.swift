@@ -324,7 +324,8 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// Runs `body` once the listening connection is up. Throws ``PostgresLogError/Kind/timedOut``
   /// at `deadline`, or ``PostgresLogError/Kind/unreachable`` when the listening connection is
   /// lost and cannot be opened again meanwhile, after closing the connection `body` runs on,
-  /// which makes a statement still running on it fail at once.
+  /// which makes a statement still running on it fail at once; a statement that never ends is
+  /// left behind (``abandoning(_:)``).
   private func bounded<Result: Sendable>(
     _ operation: String, until deadline: Deadline,
     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
@@ -347,10 +348,12 @@ public final class PostgresLogEngine: SharedLogEngine {
       }
       group.addTask { [pool] in
         .done(
-          try await pool.withConnection(operation, endpoint: endpoint) { connection in
-            held.hold(connection)
-            defer { held.release() }
-            return try await body(connection)
+          try await abandoning {
+            try await pool.withConnection(operation, endpoint: endpoint) { connection in
+              held.hold(connection)
+              defer { held.release() }
+              return try await body(connection)
+            }
           })
       }
       let outcome = try await group.next()
@@ -447,12 +450,13 @@ struct Deadline: Sendable {
   /// Returns at the deadline; throws `CancellationError` when the task is cancelled first.
   let sleep: @Sendable () async throws -> Void
 
-  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled).
+  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled,
+  /// and not waited for: ``abandoning(_:)``).
   func bound<Result: Sendable>(
     _ body: @escaping @Sendable () async throws -> Result
   ) async throws -> Result? {
     try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask { try await body() }
+      group.addTask { try await abandoning(body) }
       group.addTask {
         try await sleep()
         return nil
@@ -460,6 +464,48 @@ struct Deadline: Sendable {
       defer { group.cancelAll() }
       return try await group.next() ?? nil
     }
+  }
+}
+
+/// What `operation` returns, run in a task of its own; throws `CancellationError` as soon as
+/// the calling task is cancelled, and cancels `operation` without waiting for it to end.
+///
+/// PostgresNIO drops a query written to a connection that closed meanwhile (the write carries
+/// no promise), so the query never ends, cancelled or not: an operation of the engine that gives
+/// up (its deadline, its connection lost) leaves such a query behind instead of waiting for it.
+func abandoning<Result: Sendable>(
+  _ operation: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+  typealias Outcome = Swift.Result<Result, any Error>
+  let state = Guarded<(outcome: Outcome?, waiter: CheckedContinuation<Result, any Error>?)>(
+    (nil, nil))
+  let task = Task {
+    let outcome: Outcome
+    do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
+    let waiter = state.withLock { state in
+      defer { state = (outcome, nil) }
+      return state.waiter
+    }
+    waiter?.resume(with: outcome)
+  }
+  return try await withTaskCancellationHandler {
+    try await withCheckedThrowingContinuation { continuation in
+      // Under the lock: a cancellation that came first found no waiter to resume.
+      let outcome = state.withLock { state -> Outcome? in
+        if let outcome = state.outcome { return outcome }
+        if Task.isCancelled { return .failure(CancellationError()) }
+        state.waiter = continuation
+        return nil
+      }
+      if let outcome { continuation.resume(with: outcome) }
+    }
+  } onCancel: {
+    task.cancel()
+    let waiter = state.withLock { state in
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(throwing: CancellationError())
   }
 }
 
