@@ -476,37 +476,14 @@ struct Deadline: Sendable {
 func abandoning<Result: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
-  typealias Outcome = Swift.Result<Result, any Error>
-  let state = Guarded<(outcome: Outcome?, waiter: CheckedContinuation<Result, any Error>?)>(
-    (nil, nil))
+  // A stream's iterator returns `nil` as soon as the task waiting on it is cancelled.
+  let (stream, continuation) = AsyncThrowingStream.makeStream(of: Result.self)
   let task = Task {
-    let outcome: Outcome
-    do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
-    let waiter = state.withLock { state in
-      defer { state = (outcome, nil) }
-      return state.waiter
-    }
-    waiter?.resume(with: outcome)
+    do { continuation.yield(try await operation()) } catch { continuation.finish(throwing: error) }
   }
-  return try await withTaskCancellationHandler {
-    try await withCheckedThrowingContinuation { continuation in
-      // Under the lock: a cancellation that came first found no waiter to resume.
-      let outcome = state.withLock { state -> Outcome? in
-        if let outcome = state.outcome { return outcome }
-        if Task.isCancelled { return .failure(CancellationError()) }
-        state.waiter = continuation
-        return nil
-      }
-      if let outcome { continuation.resume(with: outcome) }
-    }
-  } onCancel: {
-    task.cancel()
-    let waiter = state.withLock { state in
-      defer { state.waiter = nil }
-      return state.waiter
-    }
-    waiter?.resume(throwing: CancellationError())
-  }
+  defer { task.cancel() }
+  for try await value in stream { return value }
+  throw CancellationError()
 }
 
 extension Clock where Duration == Swift.Duration {

@@ -12,10 +12,9 @@ import Sluice
 /// whose lane moved past them. A write reaches the file before its commit is visible (the
 /// fsync, then the WAL index, which inotify does not see): after a change, the heads are read
 /// again every 250 µs for 4 ms, then every millisecond up to 20 ms, unless another change comes
-/// first. A lane nobody waits
-/// for costs nothing; an engine whose file does not change does not wake. Where inotify is
-/// missing, the thread looks every 2 ms instead. The thread ends, and closes its descriptor,
-/// once the watcher is released.
+/// first. A lane nobody waits for costs nothing; an engine whose file does not change does not
+/// wake. Where inotify is missing, the thread looks every 2 ms instead. The thread ends, and
+/// closes its descriptor, once the watcher is released.
 final class SQLiteLaneWatcher: Sendable {
   private struct Wait {
     let lane: String
@@ -29,16 +28,11 @@ final class SQLiteLaneWatcher: Sendable {
     var started = false
   }
 
-  /// What the watcher shares with its thread, which outlives it: the thread's inotify
-  /// descriptor and watch while the thread has them open, and whether the watcher is gone.
-  private struct Inotify {
-    var descriptor: Int32 = -1
-    var watch: Int32 = -1
-    var released = false
-  }
-
   private let state = Guarded(State())
-  private let inotify = Guarded(Inotify())
+  /// What the watcher shares with its thread, which outlives it: the thread's inotify
+  /// descriptor and watch while the thread has them open (-1 otherwise), and whether the
+  /// watcher is gone.
+  private let inotify = Guarded((descriptor: Int32(-1), watch: Int32(-1), released: false))
   /// Runs on the thread as it ends.
   private let ended: @Sendable () -> Void
   /// The database file's name, and its write-ahead log's, in `folder`.
