@@ -324,7 +324,8 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// Runs `body` once the listening connection is up. Throws ``PostgresLogError/Kind/timedOut``
   /// at `deadline`, or ``PostgresLogError/Kind/unreachable`` when the listening connection is
   /// lost and cannot be opened again meanwhile, after closing the connection `body` runs on,
-  /// which makes a statement still running on it fail at once.
+  /// which makes a statement still running on it fail at once; a statement that never ends is
+  /// left behind (``abandoning(_:)``).
   private func bounded<Result: Sendable>(
     _ operation: String, until deadline: Deadline,
     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
@@ -347,10 +348,12 @@ public final class PostgresLogEngine: SharedLogEngine {
       }
       group.addTask { [pool] in
         .done(
-          try await pool.withConnection(operation, endpoint: endpoint) { connection in
-            held.hold(connection)
-            defer { held.release() }
-            return try await body(connection)
+          try await abandoning {
+            try await pool.withConnection(operation, endpoint: endpoint) { connection in
+              held.hold(connection)
+              defer { held.release() }
+              return try await body(connection)
+            }
           })
       }
       let outcome = try await group.next()
@@ -447,12 +450,13 @@ struct Deadline: Sendable {
   /// Returns at the deadline; throws `CancellationError` when the task is cancelled first.
   let sleep: @Sendable () async throws -> Void
 
-  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled).
+  /// What `body` returns, or `nil` when the deadline comes first (`body` is then cancelled,
+  /// and not waited for: ``abandoning(_:)``).
   func bound<Result: Sendable>(
     _ body: @escaping @Sendable () async throws -> Result
   ) async throws -> Result? {
     try await withThrowingTaskGroup(of: Result?.self) { group in
-      group.addTask { try await body() }
+      group.addTask { try await abandoning(body) }
       group.addTask {
         try await sleep()
         return nil
@@ -461,6 +465,25 @@ struct Deadline: Sendable {
       return try await group.next() ?? nil
     }
   }
+}
+
+/// What `operation` returns, run in a task of its own; throws `CancellationError` as soon as
+/// the calling task is cancelled, and cancels `operation` without waiting for it to end.
+///
+/// PostgresNIO drops a query written to a connection that closed meanwhile (the write carries
+/// no promise), so the query never ends, cancelled or not: an operation of the engine that gives
+/// up (its deadline, its connection lost) leaves such a query behind instead of waiting for it.
+func abandoning<Result: Sendable>(
+  _ operation: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+  // A stream's iterator returns `nil` as soon as the task waiting on it is cancelled.
+  let (stream, continuation) = AsyncThrowingStream.makeStream(of: Result.self)
+  let task = Task {
+    do { continuation.yield(try await operation()) } catch { continuation.finish(throwing: error) }
+  }
+  defer { task.cancel() }
+  for try await value in stream { return value }
+  throw CancellationError()
 }
 
 extension Clock where Duration == Swift.Duration {

@@ -12,9 +12,9 @@ import Sluice
 /// whose lane moved past them. A write reaches the file before its commit is visible (the
 /// fsync, then the WAL index, which inotify does not see): after a change, the heads are read
 /// again every 250 µs for 4 ms, then every millisecond up to 20 ms, unless another change comes
-/// first. A lane nobody waits
-/// for costs nothing; an engine whose file does not change does not wake. Where inotify is
-/// missing, the thread looks every 2 ms instead.
+/// first. A lane nobody waits for costs nothing; an engine whose file does not change does not
+/// wake. Where inotify is missing, the thread looks every 2 ms instead. The thread ends, and
+/// closes its descriptor, once the watcher is released.
 final class SQLiteLaneWatcher: Sendable {
   private struct Wait {
     let lane: String
@@ -26,22 +26,30 @@ final class SQLiteLaneWatcher: Sendable {
     var waits: [UInt64: Wait] = [:]
     var nextID: UInt64 = 0
     var started = false
-    /// The thread's inotify descriptor and watch, which ``deinit`` removes to end the thread.
-    var inotify: (descriptor: Int32, watch: Int32)?
   }
 
   private let state = Guarded(State())
+  /// What the watcher shares with its thread, which outlives it: the thread's inotify
+  /// descriptor and watch while the thread has them open (-1 otherwise), and whether the
+  /// watcher is gone.
+  private let inotify = Guarded((descriptor: Int32(-1), watch: Int32(-1), released: false))
+  /// Runs on the thread as it ends.
+  private let ended: @Sendable () -> Void
   /// The database file's name, and its write-ahead log's, in `folder`.
   private let names: Set<String>
   private let folder: String
   /// Reads the heads of `lanes` (on the watcher's thread).
   private let heads: @Sendable (_ lanes: [String]) throws -> [String: UInt64]
 
-  init(path: String, heads: @escaping @Sendable (_ lanes: [String]) throws -> [String: UInt64]) {
+  init(
+    path: String, heads: @escaping @Sendable (_ lanes: [String]) throws -> [String: UInt64],
+    ended: @escaping @Sendable () -> Void = {}
+  ) {
     let url = URL(fileURLWithPath: path)
     folder = url.deletingLastPathComponent().path
     names = [url.lastPathComponent, url.lastPathComponent + "-wal"]
     self.heads = heads
+    self.ended = ended
   }
 
   /// Registers a wait for an entry of `lane` after `after`, before the caller's last look at
@@ -86,15 +94,21 @@ final class SQLiteLaneWatcher: Sendable {
 
   deinit {
     #if os(Linux)
-      // The removal sends the thread an event; it then finds the watcher gone and ends.
-      if let inotify = state.withLock({ $0.inotify }) {
-        inotify_rm_watch(inotify.descriptor, inotify.watch)
+      // The removal sends the thread an event (IN_IGNORED); it then finds the watcher gone and
+      // ends. Under the lock the thread takes to publish its watch and to give up its
+      // descriptor: the watch is removed while the descriptor is still the thread's, and a
+      // thread that has not published it yet finds the watcher gone.
+      inotify.withLock { inotify in
+        inotify.released = true
+        if inotify.descriptor >= 0 { inotify_rm_watch(inotify.descriptor, inotify.watch) }
       }
     #endif
   }
 
   private func startThread() {
-    let thread = Thread { [weak self, folder, names] in
+    // No strong reference stays on this thread: the engine's release ends it.
+    let thread = Thread { [weak self, folder, names, inotify, ended] in
+      defer { ended() }
       #if os(Linux)
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         let watch =
@@ -104,9 +118,18 @@ final class SQLiteLaneWatcher: Sendable {
           if descriptor >= 0 { close(descriptor) }
           return Self.look(self)
         }
-        defer { close(descriptor) }
-        // No strong reference stays on this thread: the engine's release ends it.
-        self?.state.withLock { $0.inotify = (descriptor, watch) }
+        defer {
+          inotify.withLock { $0.descriptor = -1 }
+          close(descriptor)
+        }
+        let published = inotify.withLock { inotify in
+          if !inotify.released { (inotify.descriptor, inotify.watch) = (descriptor, watch) }
+          return !inotify.released
+        }
+        // A watcher released before this has no watch to remove.
+        guard published else { return }
+        // A change between the first wait's look at the head and the watch is not missed.
+        self?.check()
         var buffer = [UInt8](repeating: 0, count: 4_096)
         var events = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         var rechecks = 0
@@ -119,6 +142,8 @@ final class SQLiteLaneWatcher: Sendable {
           if ready > 0 {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { return }
+            // Before the names: the event of the watch's removal names no file.
+            guard self != nil else { return }
             guard Self.namesAny(names, in: buffer, count: count) else { continue }
             rechecks = 32
           } else {

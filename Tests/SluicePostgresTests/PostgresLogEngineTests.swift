@@ -1,10 +1,11 @@
 import Foundation
 import PostgresNIO
 import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
+
+@testable import SluicePostgres
 
 /// The shared log in a PostgreSQL database: one gap-free order, one entry per origin and origin
 /// sequence, the same log for every engine on the database.
@@ -151,6 +152,17 @@ struct PostgresLogEngineTests {
     return configuration
   }
 
+  /// An engine on a new database, with a timeout of 10 minutes on a clock that moves only when
+  /// the test advances it, once it made the log's tables (a look at the head).
+  static func engineOnSteppedClock() async throws -> (PostgresLogEngine, SteppedClock) {
+    let clock = SteppedClock()
+    let configuration = Self.configuration(
+      try await PostgresServer.required.makeDatabase(timeout: .seconds(600)), clock: clock)
+    let log = PostgresLogEngine(configuration: configuration)
+    #expect(try await log.head() == 0)
+    return (log, clock)
+  }
+
   @Test func aNumberALogCannotStoreIsAnError() async throws {
     let log = PostgresLogEngine(configuration: try await PostgresServer.required.makeDatabase())
     await #expect(throws: SharedLogError(.numberOutOfRange(.max), operation: "use the shared log"))
@@ -213,15 +225,10 @@ struct PostgresLogEngineTests {
   /// deadline once the append waits for the head.
   @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means an append that never ended.
   func anAppendGivesUpAtItsDeadlineOnTheEnginesClock() async throws {
-    let server = try PostgresServer.required
-    let clock = SteppedClock()
-    let configuration = Self.configuration(
-      try await server.makeDatabase(timeout: .seconds(600)), clock: clock)
-    let log = PostgresLogEngine(configuration: configuration)
-    #expect(try await log.head() == 0)
+    let (log, clock) = try await Self.engineOnSteppedClock()
     // Past the head's deadline sleep: the append's starts at 1 s.
     clock.advance(by: .seconds(1))
-    try await server.withConnection(to: configuration.database) { other in
+    try await PostgresServer.required.withConnection(to: log.configuration.database) { other in
       // The lane's head row, made by its first append otherwise.
       try await other.query(
         "INSERT INTO sluice_lane_head VALUES ('default', 0) ON CONFLICT DO NOTHING",
@@ -243,6 +250,32 @@ struct PostgresLogEngineTests {
       try await other.query("ROLLBACK", logger: PostgresServer.logger)
     }
     #expect(try await log.append([Self.record("a", 1)]) == [1])
+    await log.close()
+  }
+
+  /// Issue 25, fault 5 (a node that stayed idle for good after the server crashed): PostgresNIO
+  /// drops a query written to a connection that closed meanwhile (the write carries no promise),
+  /// so the query never ends, and cancelling it does not end it either. The engine gives up on
+  /// the operation at its deadline all the same, without waiting for the query.
+  @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means an operation that never ended.
+  func anOperationWhoseQueryNeverEndsGivesUpAtItsDeadline() async throws {
+    let (log, clock) = try await Self.engineOnSteppedClock()
+    let (closed, close) = AsyncStream<Void>.makeStream()
+    let operation = Task {
+      try await log.run("read the shared log") { connection in
+        try await connection.close()
+        close.yield()
+        for try await _ in try await connection.query("SELECT 1", logger: PostgresServer.logger) {}
+      }
+    }
+    for await _ in closed { break }
+    clock.advance(by: .seconds(600))
+    await #expect {
+      try await operation.value
+    } throws: { error in
+      (error as? PostgresLogError)?.kind == .timedOut
+    }
+    #expect(try await log.head() == 0)
     await log.close()
   }
 
