@@ -18,7 +18,7 @@
 /// really changed.
 ///
 /// A store ends when the last reference to it goes — unless it is registered on its dispatcher
-/// (``Dispatcher/register(_:file:line:)``), then when its dispatcher goes; its observers,
+/// (``Dispatcher/register(_:file:line:)-10kgd``), then when its dispatcher goes; its observers,
 /// subscriptions and lane never keep it alive. A store keeps its dispatcher alive.
 public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   // @unchecked Sendable: immutable; the core is Sendable.
