@@ -378,44 +378,39 @@ final class LogListener: Sendable {
 
   /// Opens a connection, makes the log's tables, listens and takes the claims again; then runs
   /// `opened`, wakes every wait, and wakes the lanes named by notifications until the connection
-  /// is lost. The connection is closed at the end, and at once when the task is cancelled.
+  /// is lost. The connection is closed at the end, or at once when the task is cancelled.
   private func session(opened: @escaping @Sendable () -> Void) async throws {
     let logger = configuration.logger
     let connection = try await PostgresConnection.connect(
       configuration: try configuration.connection,
       id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
-    do {
-      try await withTaskCancellationHandler {
-        try await setUpSchema(on: connection)
-        try await connection.listen(on: LogSchema.channel) { notifications in
-          try await retake(on: connection)
-          // Given up meanwhile: the attempt that replaces it listens instead.
-          try Task.checkCancellation()
-          opened()
-          let isRecovery = state.withLock { state in
-            defer { state.wasDown = false }
-            state.connection = connection
-            return state.wasDown
-          }
-          if isRecovery {
-            logger.notice("sluice: the server is back, reconnecting")
-            recovered()
-          }
-          wake(nil, phase: .up)
-          try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await self.checkAnswers(connection) }
-            defer { group.cancelAll() }
-            for try await notification in notifications { wake(notification.payload) }
-          }
+    defer { Self.closeNow(connection) }
+    try await withTaskCancellationHandler {
+      try await setUpSchema(on: connection)
+      try await connection.listen(on: LogSchema.channel) { notifications in
+        try await retake(on: connection)
+        // Given up meanwhile: the attempt that replaces it listens instead.
+        try Task.checkCancellation()
+        opened()
+        let isRecovery = state.withLock { state in
+          defer { state.wasDown = false }
+          state.connection = connection
+          return state.wasDown
         }
-      } onCancel: {
-        Self.closeNow(connection)
+        if isRecovery {
+          logger.notice("sluice: the server is back, reconnecting")
+          recovered()
+        }
+        wake(nil, phase: .up)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask { await self.checkAnswers(connection) }
+          defer { group.cancelAll() }
+          for try await notification in notifications { wake(notification.payload) }
+        }
       }
-    } catch {
-      await Self.close(connection)
-      throw error
+    } onCancel: {
+      Self.closeNow(connection)
     }
-    await Self.close(connection)
   }
 
   /// Every ``heartbeat``, until the task is cancelled, reads the heads of the quiet lanes on
@@ -465,12 +460,6 @@ final class LogListener: Sendable {
     guard let token else { return }
     await wait(after: token, lane: Self.phaseOnly, atMost: duration)
     state.withLock { $0.isRequested = false }
-  }
-
-  /// Closes `connection` and returns once its channel is closed.
-  private static func close(_ connection: PostgresConnection) async {
-    closeNow(connection)
-    try? await connection.closeFuture.get()
   }
 
   /// Closes `connection` without waiting, keeping it alive until its channel is closed
