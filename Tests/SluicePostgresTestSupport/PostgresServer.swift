@@ -138,12 +138,7 @@ public final class PostgresServer: Sendable {
   }
 
   /// A configuration for a new, empty database of this server.
-  ///
-  /// The engine's timeout is a hang guard by default, ten minutes as the tests' `hangGuard`: a
-  /// test never asserts how fast the server answers. With about 1,300 tests in flight beside
-  /// two CPU-bound processes, first answers took more than the product's 10 s. A test of the
-  /// timeout itself sets a short one, or moves a test clock.
-  public func makeDatabase(timeout: Duration = .seconds(600)) async throws
+  public func makeDatabase(timeout: Duration = .seconds(10)) async throws
     -> PostgresLogEngine.Configuration
   {
     let name = "log_\(databaseCount.next())"
