@@ -61,7 +61,9 @@ extension LogListener {
       return state.claims.remove(claim) == nil ? nil : state.connection
     }
     guard let connection else { return }
-    await give(LogSchema.release(node, of: lane), on: connection)
+    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
+    _ = try? await Self.take(
+      LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
   }
 
   /// Gives every claim back at once, before the engine closes: the server would release them
@@ -75,19 +77,8 @@ extension LogListener {
       return state.claims.isEmpty ? nil : state.connection
     }
     guard let connection else { return }
-    await give("SELECT pg_advisory_unlock_all()::text IS NULL", on: connection)
-  }
-
-  /// Gives claims back with `query` on `connection`, within the engine's timeout; past it, or
-  /// when it fails, closes the connection, which ends the session and so its claims (the
-  /// listener then opens a new one and takes again the claims it still holds).
-  private func give(_ query: PostgresQuery, on connection: PostgresConnection) async {
-    let deadline = configuration.clock.deadline(after: configuration.timeout)
-    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
-    let given = try? await deadline.bound { [configuration] in
-      try await Self.take(query, on: connection, logger: configuration.logger)
-    }
-    if given == nil { Self.closeNow(connection) }
+    let query: PostgresQuery = "SELECT pg_advisory_unlock_all()::text IS NULL"
+    _ = try? await Self.take(query, on: connection, logger: configuration.logger)
   }
 
   /// Whether the engine held `node` in `lane` and lost it to another session while its

@@ -23,9 +23,8 @@ import Synchronization
 /// query.
 ///
 /// The connection opens with the engine's first operation, and creates the log's tables when
-/// they are missing (``LogSchema/setUp``). When it is lost, it is opened again at once; when
-/// that fails, or does not listen within the engine's timeout (the attempt is then given up,
-/// its connection closed), the engine's operations fail at once too (``ready(_:endpoint:)``),
+/// they are missing (``LogSchema/setUp``). When it is lost, it is opened again
+/// at once; when that fails, the engine's operations fail at once too (``ready(_:endpoint:)``),
 /// and the next attempt comes after a pause of 50 ms, doubling up to 1 s, on the
 /// configuration's clock, or as soon as an operation asks for one. When the connection is back
 /// after a failed attempt, `recovered` runs (the engine renews its pool). Each time it opens, it
@@ -329,87 +328,62 @@ final class LogListener: Sendable {
   }
 
   /// Listens until the task is cancelled, opening the connection again whenever it is lost.
-  /// An attempt that is not listening within the engine's timeout (connected, tables made,
-  /// `LISTEN` done, claims taken again) is given up without waiting for a statement that never
-  /// ends (``abandoning(_:)``): its connection is closed, and it fails as `timedOut`.
   private func listen() async {
     let logger = configuration.logger
-    let timedOut = PostgresLogError(
-      .timedOut, operation: "listen for appends", endpoint: configuration.endpoint,
-      detail: "no answer within \(configuration.timeout)")
     var pause = Self.firstPause
     while !Task.isCancelled {
       state.withLock { $0.attempt += 1 }
       wake(nil, phase: .connecting)
-      let deadline = configuration.clock.deadline(after: configuration.timeout)
-      let (opening, opened) = AsyncStream<Void>.makeStream()
-      var failure: (any Error)?
+      let connection: PostgresConnection
       do {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-          group.addTask { try await abandoning { try await self.session { opened.finish() } } }
-          group.addTask {
-            let isOpen: Void? = try await deadline.bound { for await _ in opening {} }
-            guard isOpen != nil else { throw timedOut }
-          }
-          defer { group.cancelAll() }
-          while try await group.next() != nil {}
+        connection = try await PostgresConnection.connect(
+          configuration: try configuration.connection,
+          id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
+        do {
+          try await setUpSchema(on: connection)
+        } catch {
+          await Self.close(connection)
+          throw error
         }
       } catch {
-        failure = error
-      }
-      if case .up = state.withLock({ $0.phase }) {
-        pause = Self.firstPause
-        if let failure {
-          logger.notice(
-            "sluice: lost the listening connection",
-            metadata: ["error": "\(String(reflecting: failure))"])
-        }
+        state.withLock { $0.wasDown = true }
+        wake(nil, phase: .down(error))
+        logger.debug(
+          "sluice: cannot listen for appends", metadata: ["error": "\(String(reflecting: error))"])
+        await self.pause(for: pause)
+        pause = min(pause * 2, Self.longestPause)
         continue
       }
-      let error = failure ?? CancellationError()
-      state.withLock { $0.wasDown = true }
-      wake(nil, phase: .down(error))
-      logger.debug(
-        "sluice: cannot listen for appends", metadata: ["error": "\(String(reflecting: error))"])
-      await self.pause(for: pause)
-      pause = min(pause * 2, Self.longestPause)
-    }
-  }
-
-  /// Opens a connection, makes the log's tables, listens and takes the claims again; then runs
-  /// `opened`, wakes every wait, and wakes the lanes named by notifications until the connection
-  /// is lost. The connection is closed at the end, or at once when the task is cancelled.
-  private func session(opened: @escaping @Sendable () -> Void) async throws {
-    let logger = configuration.logger
-    let connection = try await PostgresConnection.connect(
-      configuration: try configuration.connection,
-      id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
-    defer { Self.closeNow(connection) }
-    try await withTaskCancellationHandler {
-      try await setUpSchema(on: connection)
-      try await connection.listen(on: LogSchema.channel) { notifications in
-        try await retake(on: connection)
-        // Given up meanwhile: the attempt that replaces it listens instead.
-        try Task.checkCancellation()
-        opened()
-        let isRecovery = state.withLock { state in
-          defer { state.wasDown = false }
-          state.connection = connection
-          return state.wasDown
+      do {
+        try await withTaskCancellationHandler {
+          try await connection.listen(on: LogSchema.channel) { notifications in
+            try await retake(on: connection)
+            state.withLock { $0.connection = connection }
+            let isRecovery = state.withLock { state in
+              defer { state.wasDown = false }
+              return state.wasDown
+            }
+            if isRecovery {
+              logger.notice("sluice: the server is back, reconnecting")
+              recovered()
+            }
+            wake(nil, phase: .up)
+            pause = Self.firstPause
+            try await withThrowingTaskGroup(of: Void.self) { group in
+              group.addTask { await self.checkAnswers(connection) }
+              defer { group.cancelAll() }
+              for try await notification in notifications { wake(notification.payload) }
+            }
+          }
+        } onCancel: {
+          Self.closeNow(connection)
         }
-        if isRecovery {
-          logger.notice("sluice: the server is back, reconnecting")
-          recovered()
-        }
-        wake(nil, phase: .up)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-          group.addTask { await self.checkAnswers(connection) }
-          defer { group.cancelAll() }
-          for try await notification in notifications { wake(notification.payload) }
-        }
+      } catch {
+        logger.notice(
+          "sluice: lost the listening connection",
+          metadata: ["error": "\(String(reflecting: error))"])
       }
-    } onCancel: {
-      Self.closeNow(connection)
+      await Self.close(connection)
     }
   }
 
@@ -460,6 +434,12 @@ final class LogListener: Sendable {
     guard let token else { return }
     await wait(after: token, lane: Self.phaseOnly, atMost: duration)
     state.withLock { $0.isRequested = false }
+  }
+
+  /// Closes `connection` and returns once its channel is closed.
+  private static func close(_ connection: PostgresConnection) async {
+    closeNow(connection)
+    try? await connection.closeFuture.get()
   }
 
   /// Closes `connection` without waiting, keeping it alive until its channel is closed
