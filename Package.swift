@@ -49,6 +49,7 @@ let package = Package(
       .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
       .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
       .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+      .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ]),
   targets: [
     .target(name: "CSluiceSupport"),
@@ -149,6 +150,7 @@ let package = Package(
           "Sluice", .product(name: "Hummingbird", package: "hummingbird"),
           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
           .product(name: "Logging", package: "swift-log"),
+          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         resources: [.copy("Page")]),
       // Throwaway PostgreSQL servers for the tests (initdb and pg_ctl in a temporary folder).

@@ -34,8 +34,7 @@ extension Dispatcher {
   /// Runs `action` now, alone, and keeps the lane paused for everything else until the
   /// returned lock is released (Flask's `lock(withMixer:)`).
   ///
-  /// Observers and reactions caused by the action find the lock as ``currentLock`` (and
-  /// `reaction.lock`), so code that finishes later — an async task seconds after — can release
+  /// Reactions caused by the action find the lock as ``Reaction/lock``, so code that finishes later — an async task seconds after — can release
   /// it. Several exclusive actions run in the order they were asked for, even while the lane is
   /// paused. Called from inside the lane, the action runs right after the current step, before
   /// anything queued.
@@ -80,15 +79,15 @@ extension Dispatcher {
     for lock in lane.storage.locks { lock.release() }
   }
 
-  /// Whether a lock holds the lane.
-  public var isPaused: Bool { lane.isPaused }
+  /// Whether a lock holds the lane; for tests.
+  package var isPaused: Bool { lane.isPaused }
 
-  /// The number of locks held.
-  public var lockCount: Int { lane.lockCount }
+  /// The number of locks held; for tests.
+  package var lockCount: Int { lane.lockCount }
 
   /// The lock of the exclusive action being processed, read from code running on the lane (an
-  /// observer or reaction it caused); `nil` elsewhere.
-  public var currentLock: Lock? {
+  /// observer or reaction it caused); `nil` elsewhere. Apps read it as ``Reaction/lock``.
+  package var currentLock: Lock? {
     lane.isCurrentThreadDraining ? lane.currentLock : nil
   }
 }

@@ -14,7 +14,7 @@
 public protocol StoreDefinition: Sendable {
   /// The state a new store starts with.
   static var initialState: Self { get }
-  /// The reducer of the store.
+  /// The reducer of the store, with the effects its handlers carry.
   static var reducer: Reducer<Self> { get }
 }
 
@@ -50,7 +50,11 @@ extension Dispatcher {
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
     register(type, file: file, line: line) { lane in
-      StoreCore(initialState: S.initialState, reducer: S.reducer, lane: lane, isEqual: nil)
+      let reducer = S.reducer
+      return (
+        StoreCore(initialState: S.initialState, reducer: reducer, lane: lane, isEqual: nil),
+        reducer.effects
+      )
     }
   }
 
@@ -61,8 +65,12 @@ extension Dispatcher {
     _ type: S.Type, file: StaticString = #fileID, line: UInt = #line
   ) -> Store<S> {
     register(type, file: file, line: line) { lane in
-      StoreCore(
-        initialState: S.initialState, reducer: S.reducer, lane: lane, isEqual: { $0 == $1 })
+      let reducer = S.reducer
+      return (
+        StoreCore(
+          initialState: S.initialState, reducer: reducer, lane: lane, isEqual: { $0 == $1 }),
+        reducer.effects
+      )
     }
   }
 
@@ -114,23 +122,26 @@ extension Dispatcher {
     if ends { core.retire() }
   }
 
-  /// Registers the store of `type`, made from the core `makeCore` returns, unless one is
-  /// registered already: the core is made outside every lock (its definition is user code),
-  /// and the store around it is created, attached and registered in one step of the lane's
-  /// lock, so racing callers create one store.
+  /// Registers the store of `type`, made from the core `makeCore` returns with the effects of
+  /// its reducer, unless one is registered already: the core is made outside every lock (its
+  /// definition is user code), and the store around it is created, attached with its effects
+  /// and registered in one step of the lane's lock, so racing callers create one store.
   @usableFromInline
   func register<S>(
-    _ type: S.Type, file: StaticString, line: UInt, makeCore: (Lane) -> StoreCore<S>
+    _ type: S.Type, file: StaticString, line: UInt,
+    makeCore: (Lane) -> (StoreCore<S>, Effects<S>)
   ) -> Store<S> {
     if let existing = store(type) {
       reportDuplicate(S.self, file: file, line: line)
       return existing
     }
-    let core = makeCore(lane)
+    let (core, effects) = makeCore(lane)
+    let registrations = Store.initialEffectRegistrations(effects, core: core)
     let (store, replaced) = lane.lock.withLock { () -> (Store<S>, Routing?) in
       if let existing = storeLocked(type) { return (existing, nil) }
       let store = Store(wrapping: core, dispatcher: self)
       registry.entries[ObjectIdentifier(type)] = Registry.Entry(core: core, store: store)
+      lane.effectRegistrations.append(contentsOf: registrations)
       return (store, lane.attachLocked(core))
     }
     // A losing caller's core was never attached; it is released here, outside the lock.

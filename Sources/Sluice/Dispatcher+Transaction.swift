@@ -2,7 +2,7 @@ extension Dispatcher {
   /// Runs `body` as one transaction on the lane and commits it, unless it aborts or throws.
   ///
   /// The whole transaction is one lane step: no action interleaves. On commit every touched
-  /// store notifies once, with `old` its state before the transaction. On ``Transaction/abort()``
+  /// store notifies once, with `old` its state before the transaction. On ``Dispatcher/Transaction/abort()``
   /// or any error, every store keeps its state and nothing is notified.
   ///
   /// Called from code running on the lane, or while the lane is paused, the transaction is
@@ -31,7 +31,7 @@ extension Dispatcher {
   }
 
   /// Runs `body` as one transaction on the lane, without blocking a thread; resumes once it
-  /// committed or was abandoned. See ``transaction(_:file:line:_:)-13z3z``.
+  /// committed or was abandoned. See ``transaction(_:file:line:_:)-12mbq``.
   @discardableResult
   public func transaction(
     _ label: String = "transaction", file: StaticString = #fileID, line: UInt = #line,
@@ -52,10 +52,11 @@ extension Dispatcher {
 extension Lane {
   /// Runs a transaction on the lane (lane only).
   func runTransaction(
-    label: String, origin: DispatchOrigin? = nil, _ body: @Sendable (Transaction) throws -> Void
+    label: String, origin: DispatchOrigin? = nil,
+    _ body: @Sendable (Dispatcher.Transaction) throws -> Void
   ) -> TransactionOutcome {
     if let origin, let inspector = activeInspector { inspector.workStarted(origin: origin) }
-    let transaction = Transaction(label: label, lane: self)
+    let transaction = Dispatcher.Transaction(label: label, lane: self)
     do {
       try body(transaction)
     } catch {

@@ -25,8 +25,8 @@
 /// ## Identity and lifetime
 /// A lane has one dispatcher, for its whole life: ``AnyStore/dispatcher`` and
 /// ``EffectContext/dispatcher`` return that object every time, so what is registered on it —
-/// stores (``register(_:file:line:)-10kgd``) and effects (``addEffects(_:)``) — stays while the
-/// lane is in use:
+/// stores (``register(_:file:line:)-10kgd``) and effects (``addEffects(_:dependencies:)``) —
+/// stays while the lane is in use:
 ///
 /// ```swift
 /// let store = Store(initialState: Session(), reducer: sessionReducer)
@@ -109,17 +109,17 @@ public final class Dispatcher: @unchecked Sendable {
     for entry in registry.entries.values { entry.core.retire() }
   }
 
-  /// The lane's label.
-  public var label: String { lane.configuration.label }
+  /// The lane's label, as given at init; for tests.
+  package var label: String { lane.configuration.label }
 
   /// The number of actions (and lane work items) queued and not yet processed.
   ///
   /// The action being processed is not counted; an idle lane has depth 0.
   public var queueDepth: Int { lane.queueDepth }
 
-  /// The bound on ``queueDepth`` that makes ``send(_:file:line:)`` wait for room, if any; an
-  /// asynchronous dispatch past it is queued and reported, never made to wait.
-  public var maxQueueDepth: Int? { lane.configuration.maxQueueDepth }
+  /// The bound on ``queueDepth`` that makes ``send(_:file:line:)`` wait for room, if any, as
+  /// given at init; for tests.
+  package var maxQueueDepth: Int? { lane.configuration.maxQueueDepth }
 
   /// Dispatches an action to every store on this lane.
   ///
@@ -145,7 +145,7 @@ public final class Dispatcher: @unchecked Sendable {
 
   /// Dispatches an action and resumes once it was processed.
   ///
-  /// Never blocks a thread. When the dispatcher has a ``maxQueueDepth`` and that many items are
+  /// Never blocks a thread. When the dispatcher was made with a `maxQueueDepth` and that many items are
   /// queued, waits for room first.
   ///
   /// - Parameters:

@@ -4,20 +4,28 @@ import Foundation
 ///
 /// Every dispatcher has a reporter; by default it is ``IssueReporter/default``, which prints
 /// each issue once per source location to standard error. Tests capture issues with
-/// ``collecting(into:)``:
+/// ``collecting()``:
 ///
 /// ```swift
-/// let log = IssueLog()
-/// let dispatcher = Dispatcher(reentrancy: .reject, reporter: .collecting(into: log))
+/// let log = IssueReporter.collecting()
+/// let dispatcher = Dispatcher(reentrancy: .reject, reporter: log)
 /// // …
 /// #expect(log.issues.map(\.kind) == [.reentrantDispatchRejected])
 /// ```
 public struct IssueReporter: Sendable {
   private let body: @Sendable (ReportedIssue) -> Void
+  /// The issues kept by a collecting reporter (and its copies); `nil` for the others.
+  private let collected: Guarded<[ReportedIssue]>?
 
   /// Creates a reporter that hands every issue to `report`, on the thread that found it.
   public init(_ report: @escaping @Sendable (ReportedIssue) -> Void) {
     body = report
+    collected = nil
+  }
+
+  private init(collecting collected: Guarded<[ReportedIssue]>) {
+    body = { issue in collected.withLock { $0.append(issue) } }
+    self.collected = collected
   }
 
   /// Reports an issue.
@@ -31,12 +39,18 @@ public struct IssueReporter: Sendable {
     FileHandle.standardError.write(Data("\(issue)\n".utf8))
   }
 
-  /// Appends every issue to `log`.
-  public static func collecting(into log: IssueLog) -> IssueReporter {
-    IssueReporter { log.append($0) }
+  /// A reporter that keeps every issue, for tests to read as ``issues``; its copies share them.
+  public static func collecting() -> IssueReporter {
+    IssueReporter(collecting: Guarded([]))
   }
 
-  /// Drops every issue. Prefer ``collecting(into:)`` in tests, so they can assert on them.
+  /// The issues a ``collecting()`` reporter kept so far, oldest first; empty for the others.
+  public var issues: [ReportedIssue] { collected?.withLock { $0 } ?? [] }
+
+  /// Forgets the issues a ``collecting()`` reporter kept.
+  public func clearIssues() { collected?.withLock { $0.removeAll() } }
+
+  /// Drops every issue. Prefer ``collecting()`` in tests, so they can assert on them.
   public static let ignoring = IssueReporter { _ in }
 
   /// The reporter of dispatchers created without one; ``printing`` unless the program sets it.
@@ -44,25 +58,6 @@ public struct IssueReporter: Sendable {
     get { defaultReporter.withLock { $0 } }
     set { defaultReporter.withLock { $0 = newValue } }
   }
-}
-
-/// A thread-safe list of reported issues, for tests.
-public final class IssueLog: @unchecked Sendable {
-  // @unchecked Sendable: `storage` is only touched under `lock`.
-  private let lock = InternalLock()
-  private var storage: [ReportedIssue] = []
-
-  /// Creates an empty log.
-  public init() {}
-
-  /// The issues reported so far, oldest first.
-  public var issues: [ReportedIssue] { lock.withLock { storage } }
-
-  /// Appends an issue.
-  public func append(_ issue: ReportedIssue) { lock.withLock { storage.append(issue) } }
-
-  /// Forgets every issue.
-  public func removeAll() { lock.withLock { storage.removeAll() } }
 }
 
 private let printedLocations = Guarded<Set<String>>([])

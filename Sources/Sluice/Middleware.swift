@@ -16,6 +16,15 @@
 /// let store = Store(initialState: AppState(), reducer: reducer, middleware: [logging, onlyPositive])
 /// ```
 ///
+/// `before` may return a value that the store hands to the `after` of the same action and store
+/// (a start time, a span): nested and concurrent reductions each get their own.
+///
+/// ```swift
+/// let timing = Middleware<AppState>(
+///   before: { _, _ in ContinuousClock.now },
+///   after: { action, _, _, start in print("\(action) took \(start.duration(to: .now))") })
+/// ```
+///
 /// Middleware runs on the lane; it may dispatch (the action is queued after the current one).
 ///
 /// The store's effects follow what its middleware decided: an action it dropped starts none of
@@ -34,8 +43,9 @@ public struct Middleware<State: Sendable>: Sendable {
   }
 
   let intercept: (@Sendable (any Action, State) -> Decision)?
-  let before: (@Sendable (any Action, State) -> Void)?
-  let after: (@Sendable (any Action, State, State) -> Void)?
+  /// Returns the value the store hands to `after` (`()` for hooks without one).
+  let before: (@Sendable (any Action, State) -> any Sendable)?
+  let after: (@Sendable (any Action, State, State, any Sendable) -> Void)?
 
   /// Creates middleware from up to three hooks.
   ///
@@ -49,8 +59,40 @@ public struct Middleware<State: Sendable>: Sendable {
     after: (@Sendable (_ action: any Action, _ old: State, _ new: State) -> Void)? = nil
   ) {
     self.intercept = intercept
-    self.before = before
-    self.after = after
+    self.before = before.map { hook in
+      { @Sendable action, state -> any Sendable in hook(action, state) }
+    }
+    self.after = after.map { hook in { @Sendable action, old, new, _ in hook(action, old, new) } }
+  }
+
+  /// Creates middleware whose `before` hands a value to its `after`.
+  ///
+  /// The store keeps what `before` returns for an action and passes it to the `after` of the
+  /// same action, and releases it on the lane, under no lock. Each store keeps its own values,
+  /// so one middleware shared between stores, dispatchers and threads never mixes them up.
+  ///
+  /// - Parameters:
+  ///   - intercept: Sees each action and the current state; may pass, replace or drop it.
+  ///   - before: Sees the action about to be reduced and the state before it; returns the
+  ///     value for `after`.
+  ///   - after: Sees the reduced action, the state before and after it, and what `before`
+  ///     returned for it.
+  public init<Value: Sendable>(
+    intercept: (@Sendable (any Action, State) -> Decision)? = nil,
+    before: @escaping @Sendable (any Action, State) -> Value,
+    after:
+      @escaping @Sendable (
+        _ action: any Action, _ old: State, _ new: State, _ value: Value
+      ) -> Void
+  ) {
+    self.intercept = intercept
+    self.before = { action, state in before(action, state) }
+    self.after = { action, old, new, value in
+      guard let value = value as? Value else {
+        preconditionFailure("internal inconsistency: a middleware's after got another's value")
+      }
+      after(action, old, new, value)
+    }
   }
 
   /// Middleware that only intercepts.

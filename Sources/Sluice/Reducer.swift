@@ -24,7 +24,24 @@
 /// ```
 ///
 /// When several handlers match an action they run in the order they were added.
-public struct Reducer<State>: Sendable {
+///
+/// A handler may carry the effect its action starts, beside the code that reduces it; a store
+/// made with the reducer runs those effects like the ones it is given as ``Effects``:
+///
+/// ```swift
+/// let reducer = Reducer<Search>()
+///   .on(QueryChanged.self, policy: .latest) { state, action in
+///     state.query = action.text
+///   } effect: { action, context in
+///     context.dispatch(ResultsLoaded(items: try await api.search(action.text)))
+///   }
+/// ```
+///
+/// An app whose actions are one `enum` gives each case a handler of its own: `on` takes a
+/// function that returns the case's payload (`.on(\SearchAction.queryChanged) { state, text in
+/// … }`), or, for a case without one, the action itself (`.on(SearchAction.cleared) { state in
+/// … }`).
+public struct Reducer<State: Sendable>: Sendable {
   @usableFromInline
   enum Entry: Sendable {
     /// A handler for one action type; the pointer points at a value of exactly that type.
@@ -36,7 +53,12 @@ public struct Reducer<State>: Sendable {
   @usableFromInline
   var entries: [Entry]
 
-  /// A reducer that changes nothing; add handlers with ``on(_:_:)``.
+  /// The effects the handlers carry, which a store made with this reducer runs before the ones
+  /// it is given.
+  @usableFromInline
+  var effects = Effects<State>()
+
+  /// A reducer that changes nothing; add handlers with `on`.
   public init() { entries = [] }
 
   /// A reducer with one catch-all handler, called with every action.
@@ -46,21 +68,29 @@ public struct Reducer<State>: Sendable {
     entries = [.any(reduce)]
   }
 
-  /// Returns a reducer that also handles actions of type `type` with `reduce`.
+  /// Returns a reducer that also handles actions of type `type` with `reduce`, and starts
+  /// `effect` for them, if given.
   ///
   /// - Parameters:
   ///   - type: The action type this handler receives; only actions of exactly this type reach it.
+  ///   - policy: What `effect` does when the action arrives while a run is in flight.
+  ///   - id: Names the runs of `effect` (see ``Effects/on(_:policy:id:_:)``).
   ///   - reduce: Changes the state in place for the action.
+  ///   - effect: Work started after the action was reduced, as ``Effects/on(_:policy:id:_:)``
+  ///     starts it.
   /// - Complexity: Routing an action to its handlers is O(1) in the number of handlers.
   @inlinable
   public func on<A: Action>(
-    _ type: A.Type, _ reduce: @escaping @Sendable (inout State, A) -> Void
+    _ type: A.Type, policy: EffectPolicy = .every, id: EffectID? = nil,
+    _ reduce: @escaping @Sendable (inout State, A) -> Void,
+    effect: (@Sendable (A, EffectContext<State>) async throws -> Void)? = nil
   ) -> Reducer {
     var copy = self
     copy.entries.append(
       .typed(ObjectIdentifier(type)) { state, pointer in
         reduce(&state, pointer.assumingMemoryBound(to: A.self).pointee)
       })
+    if let effect { copy.effects = effects.on(type, policy: policy, id: id, effect) }
     return copy
   }
 
@@ -90,10 +120,11 @@ public struct Reducer<State>: Sendable {
     }
   }
 
-  /// Returns a reducer that runs this reducer's handlers, then `other`'s.
+  /// Returns a reducer that runs this reducer's handlers, then `other`'s (and their effects).
   public func combined(with other: Reducer) -> Reducer {
     var copy = self
     copy.entries.append(contentsOf: other.entries)
+    copy.effects = effects.combined(with: other.effects)
     return copy
   }
 
@@ -102,7 +133,8 @@ public struct Reducer<State>: Sendable {
     reducers.reduce(Reducer()) { $0.combined(with: $1) }
   }
 
-  /// Lifts this reducer, written for a part of a larger state, to the larger state.
+  /// Lifts this reducer, written for a part of a larger state, to the larger state; its
+  /// handlers' effects read that part as their ``EffectContext/state``.
   ///
   /// ```swift
   /// let app = Reducer<AppState>.combine(
@@ -112,6 +144,7 @@ public struct Reducer<State>: Sendable {
   public func scoped<Parent>(to path: WritableKeyPath<Parent, State> & Sendable) -> Reducer<Parent>
   {
     var lifted = Reducer<Parent>()
+    lifted.effects = effects.scoped(to: path)
     lifted.entries = entries.map { entry in
       switch entry {
       case .typed(let id, let reduce):

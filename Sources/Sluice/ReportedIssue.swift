@@ -38,8 +38,12 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     public static let foreignStoreInTransaction = Kind("foreignStoreInTransaction")
     /// A dotted path names nothing in the state; the query is ignored.
     public static let unknownPath = Kind("unknownPath")
-    /// A rollback was asked for a store with no captured state.
-    public static let nothingCaptured = Kind("nothingCaptured")
+    /// A store was first observed through a key path that is not made of stored properties
+    /// only (`\.cells[k]`, a computed property, an optional): the key-path runtime reads it
+    /// after every action, some 2,000 instructions, where a ``StateSelector``
+    /// (`.select { $0.cells[k] }`) costs about as much as the code it runs. Reported once per
+    /// store.
+    public static let slowKeyPath = Kind("slowKeyPath")
     /// A state could not be encoded for a dotted-path query.
     public static let unencodableState = Kind("unencodableState")
     /// `settle()` was called from inside one of the lane's own effects; it returned at once.
@@ -54,16 +58,17 @@ public struct ReportedIssue: Sendable, Hashable, CustomStringConvertible {
     /// A ``Reaction`` was used after the reactor call it was made for returned; it answered
     /// nothing.
     public static let reactionUsedAfterItsCall = Kind("reactionUsedAfterItsCall")
-    /// ``Transaction/state(of:file:line:)`` was called for a store inside that store's own
-    /// ``Transaction/update(_:file:line:_:)`` body; the state before the transaction was
+    /// ``Dispatcher/Transaction/state(of:file:line:)`` was called for a store inside that store's own
+    /// ``Dispatcher/Transaction/update(_:file:line:_:)`` body; the state before the transaction was
     /// returned.
     public static let stateReadInsideUpdate = Kind("stateReadInsideUpdate")
-    /// ``Transaction/update(_:file:line:_:)`` was called for a store inside that store's own
+    /// ``Dispatcher/Transaction/update(_:file:line:_:)`` was called for a store inside that store's own
     /// `update` body; the inner update did not run and the transaction was aborted.
     public static let reentrantUpdate = Kind("reentrantUpdate")
-    /// A ``Transaction`` was used after its closure returned, or from a thread other than the
-    /// one running its closure: an update or a dispatch did nothing (an update threw
-    /// ``TransactionError/aborted``), a read returned the store's current `state`.
+    /// A ``Dispatcher/Transaction`` was used after its closure returned, or from a thread other
+    /// than the one running its closure (code that opted out of the compiler's concurrency
+    /// checks): an update or a dispatch did nothing (an update threw, aborting the
+    /// transaction), a read returned the store's current `state`.
     public static let transactionUsedOutsideItsClosure = Kind(
       "transactionUsedOutsideItsClosure")
     /// The lane's queue grew past the dispatcher's `maxQueueDepth` because actions were

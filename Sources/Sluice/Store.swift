@@ -29,18 +29,22 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// - Parameters:
   ///   - initialState: The state the store starts with, and returns to on ``reset()``.
   ///   - dispatcher: The lane to join; a private one when `nil`.
-  ///   - reducer: How actions change the state.
+  ///   - reducer: How actions change the state, and the effects its handlers carry.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
-  ///   - effects: Work started after actions are reduced (see ``Effects``); it lives as long
-  ///     as the store.
+  ///   - effects: Work started after actions are reduced (see ``Effects``), after the
+  ///     reducer's; it lives as long as the store.
+  ///   - dependencies: Sets what the effects read as ``EffectContext/dependencies``; the
+  ///     defaults (``DependencyKey/defaultValue``) for what it does not set.
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
+    dependencies: (inout Dependencies) -> Void = { _ in }
   ) {
     self.init(
       initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, effects: effects, isEqual: nil)
+      middleware: middleware, effects: effects, dependencies: .made(by: dependencies),
+      isEqual: nil)
   }
 
   /// Creates a store whose whole-state observers are called only on real changes.
@@ -48,18 +52,22 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// - Parameters:
   ///   - initialState: The state the store starts with, and returns to on ``reset()``.
   ///   - dispatcher: The lane to join; a private one when `nil`.
-  ///   - reducer: How actions change the state.
+  ///   - reducer: How actions change the state, and the effects its handlers carry.
   ///   - middleware: Code run around the reducer, in order (see ``Middleware``).
-  ///   - effects: Work started after actions are reduced (see ``Effects``); it lives as long
-  ///     as the store.
+  ///   - effects: Work started after actions are reduced (see ``Effects``), after the
+  ///     reducer's; it lives as long as the store.
+  ///   - dependencies: Sets what the effects read as ``EffectContext/dependencies``; the
+  ///     defaults (``DependencyKey/defaultValue``) for what it does not set.
   @inlinable
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects()
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
+    dependencies: (inout Dependencies) -> Void = { _ in }
   ) where State: Equatable {
     self.init(
       initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, effects: effects, isEqual: { $0 == $1 })
+      middleware: middleware, effects: effects, dependencies: .made(by: dependencies),
+      isEqual: { $0 == $1 })
   }
 
   /// What every public initializer does: makes the core (from inlinable code, so its lane
@@ -69,7 +77,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   @inlinable
   convenience init(
     initialState: State, dispatcher: Dispatcher?, reducer: Reducer<State>,
-    middleware: [Middleware<State>], effects: Effects<State>,
+    middleware: [Middleware<State>], effects: Effects<State>, dependencies: Dependencies,
     isEqual: (@Sendable (State, State) -> Bool)?, restored: State? = nil,
     persistence: (any PersistenceHandle)? = nil,
     beforeJoining: ((Store<State>) -> Void)? = nil
@@ -78,9 +86,10 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
     let core = StoreCore(
       initialState: initialState, reducer: reducer, lane: dispatcher.lane, isEqual: isEqual)
     if let restored, !Self.refusesRestore(on: core.lane) { core.current = restored }
+    core.dependencies = dependencies
     self.init(core: core, dispatcher: dispatcher, middleware: middleware, persistence: persistence)
     beforeJoining?(self)
-    join(effects: effects)
+    join(effects: reducer.effects.combined(with: effects))
   }
 
   /// Attaches the store to its lane, last: once attached, a busy shared lane may route an action
@@ -90,7 +99,7 @@ public final class Store<State: Sendable>: AnyStore, @unchecked Sendable {
   /// by `beforeJoining` (every action the store reduces is saved).
   @usableFromInline
   func join(effects: Effects<State>) {
-    core.lane.attach(core, effects: initialEffectRegistrations(effects))
+    core.lane.attach(core, effects: Self.initialEffectRegistrations(effects, core: core))
   }
 
   /// Wraps a core that is not attached yet, with its middleware and persistence; the caller

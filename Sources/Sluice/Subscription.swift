@@ -94,8 +94,8 @@ public final class SubscriptionBag: Sendable {
 
   deinit { cancelAll() }
 
-  /// The number of subscriptions held.
-  public var count: Int { subscriptions.withLock { $0.count } }
+  /// The number of subscriptions held; for tests.
+  package var count: Int { subscriptions.withLock { $0.count } }
 
   /// Adds a subscription.
   public func insert(_ subscription: Subscription) {

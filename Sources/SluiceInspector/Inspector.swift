@@ -1,5 +1,7 @@
 import Foundation
 import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
 import Sluice
 
 /// A live view of a lane in the browser: every action with its dispatch site and cause, the
@@ -19,9 +21,10 @@ import Sluice
 ///
 /// While an inspector is attached, every dispatch on the lane is queued with its site and every
 /// store reports its steps: dispatch is slower (see `inspector.attached` in the benchmarks).
-/// With none attached, dispatch pays nothing for it. Call ``stop()`` when done: the inspector
-/// keeps the dispatcher alive until then.
-public final class Inspector: Sendable {
+/// With none attached, dispatch pays nothing for it. Call ``stop()`` when done, or drop the
+/// inspector: it then stops as ``stop()`` does, without waiting. In an app that runs a
+/// `ServiceGroup`, add it as a `Service`: ``run()`` serves until the group shuts down.
+public final class Inspector: Service, Sendable {
   /// How an inspector listens and what it records.
   public struct Configuration: Sendable {
     /// The loopback address to listen on: `127.0.0.1` (the default), `::1` or `localhost`.
@@ -31,6 +34,10 @@ public final class Inspector: Sendable {
     /// How many steps the inspector keeps (1,000 by default, at most 1,000,000); older ones
     /// are summarized.
     public var capacity: Int
+    /// How many clients (pages, other WebSocket clients) may be connected at once: 8 by
+    /// default. One more is let in and closed at once, with close code 1008 (policy violation)
+    /// and a reason that says so, which the page shows.
+    public var clientLimit: Int
     /// What is never sent.
     public var redaction: Redaction
     /// How a recorded range becomes a test file.
@@ -41,20 +48,31 @@ public final class Inspector: Sendable {
     /// passes one it moves itself. The inspector never waits on it: it neither paces, batches
     /// nor times out.
     public var clock: any Clock<Duration>
+    /// Where the server (Hummingbird) reports what happens beside the page and its clients: a
+    /// `Logger` labelled `sluice.inspector` at level `warning` by default, which writes where
+    /// the app's logging system does; pass one of the app's at a lower level to see more.
+    public var logger: Logger
 
     /// Creates a configuration.
     public init(
-      host: String = "127.0.0.1", port: Int = 0, capacity: Int = 1_000,
+      host: String = "127.0.0.1", port: Int = 0, capacity: Int = 1_000, clientLimit: Int = 8,
       redaction: Redaction = .none, testExport: TestExport = TestExport(), token: String? = nil,
-      clock: any Clock<Duration> = ContinuousClock()
+      clock: any Clock<Duration> = ContinuousClock(),
+      logger: Logger = {
+        var logger = Logger(label: "sluice.inspector")
+        logger.logLevel = .warning
+        return logger
+      }()
     ) {
       self.host = host
       self.port = port
       self.capacity = capacity
+      self.clientLimit = clientLimit
       self.redaction = redaction
       self.testExport = testExport
       self.token = token
       self.clock = clock
+      self.logger = logger
     }
   }
 
@@ -72,11 +90,11 @@ public final class Inspector: Sendable {
   /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT`: the host the server listens on.
   private let authority: String
 
-  private let recorder: Recorder
+  let recorder: Recorder
   private let writer: TestFileWriter
-  private let server: InspectorServer
+  let server: InspectorServer
   /// The attachment to the lane until ``stop()``: its subscription detaches the inspector when
-  /// the inspector goes unstopped; `detach` is what `stop()` awaits.
+  /// the inspector is dropped unstopped; `detach` is what `stop()` awaits.
   private let attachment: Guarded<Attachment?>
 
   private typealias Attachment = (subscription: Subscription, detach: @Sendable () async -> Void)
@@ -116,25 +134,44 @@ public final class Inspector: Sendable {
       throw InspectorError(.cannotListen, "a token is letters and digits, and not empty")
     }
     let page = try PageResources.load()
-    let encoder = ValueEncoder(redaction: configuration.redaction)
+    let redaction = configuration.redaction
     guard (1...1_000_000).contains(configuration.capacity) else {
       throw InspectorError(
         .cannotListen, "capacity is 1 to 1,000,000 records, not \(configuration.capacity)")
     }
+    let clientLimit = configuration.clientLimit
+    guard clientLimit >= 1 else {
+      throw InspectorError(.cannotListen, "clientLimit is at least 1, not \(clientLimit)")
+    }
+    let clients = Guarded(0)
     let recorder = Recorder(
-      encoder: encoder, capacity: configuration.capacity, clock: configuration.clock)
+      redaction: redaction, capacity: configuration.capacity, clock: configuration.clock)
     guard let attachment = await dispatcher.attach(inspector: recorder) else {
       throw InspectorError(.alreadyAttached, "the lane '\(dispatcher.label)' has an inspector")
     }
     let lane = dispatcher.label
-    let writer = TestFileWriter(export: configuration.testExport, encoder: encoder, lane: lane)
+    let replayer = Replayer()
+    let writer = TestFileWriter(export: configuration.testExport, redaction: redaction, lane: lane)
     let server: InspectorServer
     do {
       server = try await InspectorServer.start(
-        host: configuration.host, port: configuration.port, token: token, page: page
+        host: configuration.host, port: configuration.port, token: token, page: page,
+        logger: configuration.logger
       ) { inbound, outbound in
+        let admitted = clients.withLock { count -> Bool in
+          guard count < clientLimit else { return false }
+          count += 1
+          return true
+        }
+        guard admitted else {
+          let reason = "the inspector serves at most \(clientLimit) client(s) at once; close one"
+          try? await outbound.close(.policyViolation, reason: reason)
+          return
+        }
         await Inspector.serve(
-          inbound, outbound, recorder: recorder, encoder: encoder, lane: lane, writer: writer)
+          inbound, outbound, recorder: recorder, redaction: redaction, lane: lane, writer: writer,
+          replayer: replayer)
+        clients.withLock { $0 -= 1 }
       }
     } catch {
       await attachment.detach()
@@ -144,7 +181,8 @@ public final class Inspector: Sendable {
     let address = "http://\(host):\(server.port)/?token=\(token)"
     guard let url = URL(string: address) else {
       await attachment.detach()
-      await server.stop()
+      server.cancel()
+      await server.stopped()
       throw InspectorError(.cannotListen, "no URL for \(address)")
     }
     return Inspector(
@@ -177,7 +215,23 @@ public final class Inspector: Sendable {
     await attached.detach()
     attached.subscription.cancel()
     recorder.finish()
-    await server.stop()
+    server.cancel()
+    await server.stopped()
+  }
+
+  /// Serves until the task running it is cancelled or its `ServiceGroup` shuts down
+  /// gracefully, then stops as ``stop()`` does.
+  public func run() async {
+    try? await gracefulShutdown()
+    await stop()
+  }
+
+  /// A dropped inspector stops as ``stop()`` does, without waiting: the subscription queues the
+  /// detachment from the lane (held by another thread, the lane runs it when it is free), the
+  /// clients' streams end, and the server stops listening and closes the connections.
+  deinit {
+    recorder.finish()
+    server.cancel()
   }
 
   /// The close code a client too far behind gets: 1013, "try again later". The page then
@@ -196,19 +250,20 @@ public final class Inspector: Sendable {
   /// ``OutboundQueue``).
   private static func serve(
     _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, recorder: Recorder,
-    encoder: ValueEncoder, lane: String, writer: TestFileWriter
+    redaction: Redaction, lane: String, writer: TestFileWriter, replayer: Replayer
   ) async {
     let queue = OutboundQueue(
       limit: max(recorder.capacity * 2, 4_096) + 64, byteLimit: Inspector.outboundByteLimit)
     let send: @Sendable (String) -> Void = { queue.send($0) }
     let client = InspectorClient(
-      recorder: recorder, encoder: encoder, lane: lane, testWriter: writer, send: send)
+      recorder: recorder, redaction: redaction, lane: lane, testWriter: writer, replayer: replayer,
+      send: send)
     // Room for a burst: a follower that falls behind starts over from a snapshot, which costs
     // more than the events it holds.
     let following = recorder.follow(buffer: max(recorder.capacity, 1_024) + 64)
     await client.connected(with: following.snapshot)
     send(InspectorMessage.hello(lane: lane, capacity: recorder.capacity))
-    send(InspectorMessage.snapshot(following.snapshot, encoder: encoder))
+    send(InspectorMessage.snapshot(following.snapshot, redaction: redaction))
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
         for await text in queue.messages {

@@ -3,7 +3,7 @@ import Sluice
 
 extension Middleware {
   /// Middleware that logs each action the store reduces: its type, how long the reduction took,
-  /// and, for an `Encodable` state, every part of the state it changed, old → new.
+  /// and every part of the state it changed, old → new.
   ///
   /// Each reduced action becomes one record at `level`, such as
   /// `Store<TodoList> reduced TodoToggled in 0.012 ms, 1 change`, with this metadata:
@@ -16,19 +16,18 @@ extension Middleware {
   /// | `sluice.changes` | The changed parts of the state, such as `["todos.3.done: false → true"]` |
   ///
   /// Only the action's *type* is logged, never its value, which may hold a password or a token.
-  /// Changes are found by encoding the states before and after with
-  /// `StateValueEncoder` and comparing the trees; they are named by dotted paths, as in
-  /// Sluice's dotted-path queries, in path order, at most 100 of them (a last line counts the
-  /// rest). A part whose value has a different kind after (`null` → an object, say) is one
-  /// change, its values written whole. For a state that is not `Encodable` (checked at run
-  /// time), or whose encoding throws, the record has no `sluice.changes`; encoding errors are
-  /// named in `sluice.unencodable` (their type only, as their text may quote the value).
+  /// Changes are found by reading the states before and after by reflection, as the inspector
+  /// shows them (no conformance is needed: a property is named as declared, even where an
+  /// `Encodable` conformance calls it otherwise), and comparing the trees; they are named by
+  /// dotted paths in path order, at most 100 of them (a last line counts the rest). A part
+  /// whose value has a different kind after (`null` → an object, say) is one change, its
+  /// values written whole.
   ///
   /// `redacting` hides sensitive parts: they are written `<redacted>` and their values are
-  /// never formatted (see ``Redaction``).
+  /// never formatted (see `Redaction`; its paths start at the state).
   ///
   /// When `logger` would drop a record at `level`, the middleware does nothing else: it reads
-  /// the clock, encodes and compares nothing. Otherwise it encodes both states for every
+  /// the clock, reads and compares no state. Otherwise it reads both states for every
   /// reduced action, which costs time proportional to the state's size: use it to debug.
   ///
   /// Actions that no reducer of the store handles, and actions that middleware before this
@@ -47,9 +46,9 @@ extension Middleware {
   /// let subscription = settings.use(.logging(to: logger, label: "settings"))
   /// ```
   ///
-  /// Make one middleware per store. One shared between stores of one dispatcher still times
-  /// each reduction correctly, but its records carry one label; shared between dispatchers
-  /// that reduce at the same moment, on different threads, it may mix up their durations.
+  /// Make one middleware per store, so that its records carry the store's label: one shared
+  /// between stores still times each reduction correctly (its `before` hands the start to the
+  /// `after` of the same action), even on dispatchers that reduce at the same moment.
   ///
   /// - Parameters:
   ///   - logger: The logger to write to.
@@ -63,18 +62,14 @@ extension Middleware {
     redacting redaction: Redaction = .none
   ) -> Middleware {
     let label = label ?? "Store<\(State.self)>"
-    let timer = ReductionTimer()
     return Middleware(
-      before: { _, _ in
-        guard logger.logLevel <= level else { return }
-        timer.start()
+      before: { _, _ -> ContinuousClock.Instant? in
+        logger.logLevel <= level ? ContinuousClock.now : nil
       },
-      after: { action, old, new in
-        let isEnabled = logger.logLevel <= level
-        // A start noted before the level was raised is taken anyway, to stay in step.
-        guard isEnabled || timer.hasPendingStart else { return }
-        let duration = timer.stop()
-        guard isEnabled else { return }
+      after: { action, old, new, start in
+        // With the level lowered during the reduction, the record has no duration.
+        guard logger.logLevel <= level else { return }
+        let duration = start.map { $0.duration(to: .now) }
         let record = ReductionRecord(
           label: label, action: action, duration: duration, old: old, new: new,
           redaction: redaction)
@@ -106,23 +101,31 @@ struct ReductionRecord {
       metadata["sluice.duration"] = .string(text)
       message += " in \(text)"
     }
-    if let old = old as? any Encodable, let new = new as? any Encodable {
-      do {
-        let encoder = StateValueEncoder()
-        let diff = StateDiff(
-          from: try encoder.encode(old), to: try encoder.encode(new), redaction: redaction,
-          limit: Self.changeLimit)
-        var lines = diff.lines.map { Logger.MetadataValue.string($0) }
-        if diff.count > diff.lines.count {
-          lines.append(.string("… and \(diff.count - diff.lines.count) more"))
-        }
-        metadata["sluice.changes"] = .array(lines)
-        message += diff.count == 1 ? ", 1 change" : ", \(diff.count) changes"
-      } catch {
-        metadata["sluice.unencodable"] = .string("\(type(of: error))")
-      }
+    // Read without redacting: the diff compares redacted parts, and never formats them.
+    let encoder = StateValueEncoder()
+    let diff = StateDiff(
+      from: encoder.encode(reflecting: old), to: encoder.encode(reflecting: new),
+      redaction: redaction, in: State.self, limit: Self.changeLimit)
+    var lines = diff.lines.map { Logger.MetadataValue.string($0) }
+    if diff.count > diff.lines.count {
+      lines.append(.string("… and \(diff.count - diff.lines.count) more"))
     }
+    metadata["sluice.changes"] = .array(lines)
+    message += diff.count == 1 ? ", 1 change" : ", \(diff.count) changes"
     self.message = message
     self.metadata = metadata
+  }
+}
+
+extension Duration {
+  /// This duration in milliseconds with three decimals, such as `"0.042 ms"`.
+  var millisecondsDescription: String {
+    let (seconds, attoseconds) = components
+    let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    let sign = microseconds < 0 ? "-" : ""
+    let magnitude = microseconds.magnitude
+    let fraction = String(magnitude % 1000)
+    let padding = String(repeating: "0", count: 3 - fraction.count)
+    return "\(sign)\(magnitude / 1000).\(padding)\(fraction) ms"
   }
 }

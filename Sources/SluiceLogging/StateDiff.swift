@@ -1,11 +1,12 @@
 import Sluice
 
-/// The changes between two encoded states, as `path: old → new` lines, redacted.
+/// The changes between two states read as `StateValue`s, as `path: old → new` lines, redacted.
 ///
-/// Unchanged subtrees are skipped after one equality check, without building their paths.
-/// Objects are compared key by key (in key order) and arrays index by index; a part whose kind
-/// changed (`null` to an object, say) is one change, its values written whole with their
-/// redacted parts hidden. Redacted values are compared but never formatted.
+/// The changes are Sluice's one diff (`StateValueChange.between`), which does not descend
+/// into a redacted part: a redacted part that changed is one change, written `<redacted>` on
+/// both sides, and its values are compared but never formatted. A part whose kind changed
+/// (`null` to an object, say) is one change, its values written whole with their redacted parts
+/// hidden. A part that appeared or went is written `null` on the side where it is missing.
 struct StateDiff {
   /// The text written for a redacted value.
   static let redacted = "<redacted>"
@@ -16,52 +17,38 @@ struct StateDiff {
   private(set) var count = 0
 
   private let redaction: Redaction
-  private let limit: Int
+  /// The state's type, for the paths the redaction gives for one type.
+  private let scope: Any.Type
 
   /// Compares `old` with `new`.
   ///
   /// - Parameters:
-  ///   - old: The state before, encoded.
-  ///   - new: The state after, encoded.
+  ///   - old: The state before, read.
+  ///   - new: The state after, read.
   ///   - redaction: The parts never to show.
+  ///   - scope: The state's type.
   ///   - limit: The most lines to write; further changes are only counted.
-  init(from old: StateValue, to new: StateValue, redaction: Redaction, limit: Int) {
+  init(
+    from old: StateValue, to new: StateValue, redaction: Redaction, in scope: Any.Type,
+    limit: Int
+  ) {
     self.redaction = redaction
-    self.limit = limit
-    walk(old, new, path: "")
-  }
-
-  private mutating func walk(_ old: StateValue, _ new: StateValue, path: String) {
-    if redaction.redacts(path) {
-      if old != new { append(path, old, new, redacted: true) }
-      return
+    self.scope = scope
+    let changes = StateValueChange.between(old, new) {
+      redaction.redacts(StateValueChange.dotted($0), in: scope)
     }
-    switch (old, new) {
-    case (.object(let before), .object(let after)):
-      for key in Set(before.keys).union(after.keys).sorted() {
-        let old = before[key] ?? .null
-        let new = after[key] ?? .null
-        if old != new { walk(old, new, path: Self.path(path, key)) }
-      }
-    case (.array(let before), .array(let after)):
-      for index in 0..<max(before.count, after.count) {
-        let old = index < before.count ? before[index] : .null
-        let new = index < after.count ? after[index] : .null
-        if old != new { walk(old, new, path: Self.path(path, String(index))) }
-      }
-    default:
-      if old != new { append(path, old, new, redacted: false) }
+    for change in changes {
+      let (old, new) = (change.old ?? .null, change.new ?? .null)
+      // A key that went on one side and is `null` on the other: the same to a log.
+      guard old != new else { continue }
+      count += 1
+      guard lines.count < limit else { continue }
+      let path = change.dottedPath
+      let redacted = redaction.redacts(path, in: scope)
+      let before = redacted ? Self.redacted : format(old, at: path)
+      let after = redacted ? Self.redacted : format(new, at: path)
+      lines.append("\(path.isEmpty ? "(state)" : path): \(before) → \(after)")
     }
-  }
-
-  /// Counts a change, and writes its line while under the limit.
-  private mutating func append(_ path: String, _ old: StateValue, _ new: StateValue, redacted: Bool)
-  {
-    count += 1
-    guard lines.count < limit else { return }
-    let before = redacted ? Self.redacted : format(old, at: path)
-    let after = redacted ? Self.redacted : format(new, at: path)
-    lines.append("\(path.isEmpty ? "(state)" : path): \(before) → \(after)")
   }
 
   /// `value` written out, with its redacted parts hidden (the caller checked `path` itself).
@@ -83,7 +70,7 @@ struct StateDiff {
   }
 
   private func formatChild(_ value: StateValue, at path: String) -> String {
-    redaction.redacts(path) ? Self.redacted : format(value, at: path)
+    redaction.redacts(path, in: scope) ? Self.redacted : format(value, at: path)
   }
 
   private static func path(_ parent: String, _ segment: String) -> String {

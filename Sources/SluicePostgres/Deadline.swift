@@ -1,6 +1,6 @@
 import Sluice
 
-/// A moment on the engine's clock (``PostgresLogEngine/Configuration/clock``), whatever the
+/// A moment on the engine's clock (the configuration's `clock`), whatever the
 /// clock's type: how long remains until it, and a sleep until it.
 struct Deadline: Sendable {
   /// The time left until the deadline; zero or less once it passed.

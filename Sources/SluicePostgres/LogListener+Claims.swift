@@ -9,18 +9,19 @@ extension LogListener {
   /// Claims `node` in `lane` for the connection's session, until ``release(_:of:)`` or the
   /// session's end.
   ///
-  /// - Throws: `SharedLogError` (`.nodeInUse`) when this engine or another session holds it;
+  /// - Throws: `SharedLaneError` (`.nodeInUse`) when this engine or another session holds it;
   ///   ``PostgresLogError`` when the server cannot be reached.
   func claim(_ node: String, of lane: String, operation: String, endpoint: String) async throws {
     let claim = Claim(node: node, lane: lane)
+    let since = attempt
     while true {
-      _ = try await ready(operation, endpoint: endpoint)
+      _ = try await ready(operation, endpoint: endpoint, since: since)
       let connection = state.withLock { state -> PostgresConnection? in
         state.claims.contains(claim) ? nil : state.connection
       }
       guard let connection else {
         if state.withLock({ $0.claims.contains(claim) }) {
-          throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+          throw SharedLaneError(.nodeInUse(node: node, lane: lane), operation: operation)
         }
         continue  // The connection went between the two looks: wait for the next one.
       }
@@ -32,7 +33,7 @@ extension LogListener {
         throw PostgresLogError(error, operation: operation, endpoint: endpoint)
       }
       guard taken else {
-        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+        throw SharedLaneError(.nodeInUse(node: node, lane: lane), operation: operation)
       }
       let isFresh = state.withLock { state in
         state.lost.remove(claim)
@@ -44,7 +45,7 @@ extension LogListener {
         // that node releases it.
         _ = try? await Self.take(
           LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
-        throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: operation)
+        throw SharedLaneError(.nodeInUse(node: node, lane: lane), operation: operation)
       }
       return
     }
@@ -61,9 +62,7 @@ extension LogListener {
       return state.claims.remove(claim) == nil ? nil : state.connection
     }
     guard let connection else { return }
-    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
-    _ = try? await Self.take(
-      LogSchema.release(node, of: lane), on: connection, logger: configuration.logger)
+    await give(LogSchema.release(node, of: lane), on: connection)
   }
 
   /// Gives every claim back at once, before the engine closes: the server would release them
@@ -77,8 +76,19 @@ extension LogListener {
       return state.claims.isEmpty ? nil : state.connection
     }
     guard let connection else { return }
-    let query: PostgresQuery = "SELECT pg_advisory_unlock_all()::text IS NULL"
-    _ = try? await Self.take(query, on: connection, logger: configuration.logger)
+    await give("SELECT pg_advisory_unlock_all()::text IS NULL", on: connection)
+  }
+
+  /// Gives claims back with `query` on `connection`, within the engine's timeout; past it, or
+  /// when it fails, closes the connection, which ends the session and so its claims (the
+  /// listener then opens a new one and takes again the claims it still holds).
+  private func give(_ query: PostgresQuery, on connection: PostgresConnection) async {
+    let deadline = configuration.clock.deadline(after: configuration.timeout)
+    // Its row is read: a row stream left unread breaks the connection for PostgresNIO.
+    let given = try? await deadline.bound { [configuration] in
+      try await Self.take(query, on: connection, logger: configuration.logger)
+    }
+    if given == nil { Self.closeNow(connection) }
   }
 
   /// Whether the engine held `node` in `lane` and lost it to another session while its
@@ -98,10 +108,12 @@ extension LogListener {
     return taken
   }
 
-  /// Takes the claims the engine holds again, on a new connection; those another session took
-  /// meanwhile are lost. A claim the engine's previous session still holds (the server has not
-  /// seen it end yet: a terminated session still exiting, a connection the network cut) is
-  /// taken over: that session is ended, and the claim waited for (at most `lock_timeout`).
+  /// Takes the claims the engine holds again, on a new connection; those another session holds
+  /// are lost. A claim one of the engine's earlier listening sessions may still hold (the server
+  /// has not seen it end: a terminated session still exiting, a connection the network cut, an
+  /// attempt given up at its deadline) is taken over: each of those sessions the server still
+  /// runs is ended and waited for, within the engine's timeout. A claim another session holds is
+  /// never waited for: that wait would outlast the attempt's deadline, attempt after attempt.
   func retake(on connection: PostgresConnection) async throws {
     let logger = configuration.logger
     var current: Session?
@@ -110,22 +122,23 @@ extension LogListener {
     {
       current = Session(pid: pid, start: start)
     }
-    let (claims, previous) = state.withLock { state in
-      defer { state.session = current }
-      return (state.claims, state.session)
+    let (claims, earlier) = state.withLock { state in
+      // Noted first: this session holds claims as soon as it takes one.
+      defer { state.sessions += current.map { [$0] } ?? [] }
+      return (state.claims, state.sessions)
     }
     for claim in claims {
       let (node, lane) = (claim.node, claim.lane)
       if try await Self.take(LogSchema.claim(node, of: lane), on: connection, logger: logger) {
         continue
       }
-      if let previous {
-        let query = LogSchema.claim(node, of: lane, from: previous.pid, started: previous.start)
-        do {
-          if try await Self.take(query, on: connection, logger: logger) { continue }
-        } catch let error as PSQLError where error.code == .server {
-          // Refused (`lock_timeout`, no right to end the session): lost.
-        }
+      let query = LogSchema.claim(
+        node, of: lane, ending: earlier,
+        within: PostgresLogEngine.Configuration.milliseconds(configuration.timeout))
+      do {
+        if try await Self.take(query, on: connection, logger: logger) { continue }
+      } catch let error as PSQLError where error.code == .server {
+        // Refused (`statement_timeout`, no right to end the session): lost.
       }
       logger.error(
         "sluice: another node took this node's name while the server was away",
@@ -134,5 +147,7 @@ extension LogListener {
         if state.claims.remove(claim) != nil { state.lost.insert(claim) }
       }
     }
+    // Every claim is on this session, or lost: the earlier sessions hold none.
+    state.withLock { $0.sessions.removeAll(where: earlier.contains) }
   }
 }

@@ -23,13 +23,14 @@ import Synchronization
 /// query.
 ///
 /// The connection opens with the engine's first operation, and creates the log's tables when
-/// they are missing (``LogSchema/setUp``). When it is lost, it is opened again
-/// at once; when that fails, the engine's operations fail at once too (``ready(_:endpoint:)``),
-/// and the next attempt comes after a pause of 50 ms, doubling up to 1 s, on the
-/// configuration's clock, or as soon as an operation asks for one. When the connection is back
-/// after a failed attempt, `recovered` runs (the engine renews its pool). Each time it opens, it
-/// takes the claims it held again; a claim another session took meanwhile is lost
-/// (``isLost(_:of:)``).
+/// they are missing (``LogSchema/setUp``). When it is lost, it is opened again at once; when
+/// that fails, or does not listen within the engine's timeout (the attempt is then given up,
+/// its connection closed), an operation waiting for it fails at once too if the attempt began
+/// after the operation came (``ready(_:endpoint:since:)``), and the next attempt comes after a
+/// pause of 50 ms, doubling up to 1 s, on the configuration's clock, or as soon as an operation
+/// asks for one. When the connection is back after a failed attempt, `recovered` runs (the
+/// engine renews its pool). Each time it opens, it takes the claims it held again; a claim
+/// another session took meanwhile is lost (``isLost(_:of:)``).
 final class LogListener: Sendable {
   /// Where the listening connection stands.
   enum Phase {
@@ -67,7 +68,7 @@ final class LogListener: Sendable {
   }
 
   /// A session of the listening connection, as the server names it.
-  struct Session {
+  struct Session: Equatable {
     var pid: Int32
     var start: String
   }
@@ -100,8 +101,10 @@ final class LogListener: Sendable {
     /// was down.
     var claims: Set<Claim> = []
     var lost: Set<Claim> = []
-    /// The session of the last connection that opened.
-    var session: Session?
+    /// The listening sessions that may still hold claims: the server may run a session after
+    /// its connection closed (a network that dropped it, an attempt given up at its deadline).
+    /// Each attempt adds its own, and drops the earlier ones once it took every claim back.
+    var sessions: [Session] = []
   }
 
   let configuration: PostgresLogEngine.Configuration
@@ -196,14 +199,20 @@ final class LogListener: Sendable {
     }
   }
 
-  /// Returns once the connection listens; when the last attempt failed, asks for a new one
-  /// and throws its error if it fails too.
+  /// The number of the last attempt to listen so far: an operation takes it as it comes, for
+  /// ``ready(_:endpoint:since:)``.
+  var attempt: UInt64 { state.withLock { $0.attempt } }
+
+  /// Returns once the connection listens. An attempt's failure is thrown only when the attempt
+  /// began after `since` (``attempt`` when the operation came): one that was already under
+  /// way may have met a server as it was before (in a test, one that refused the role until
+  /// just before the operation), so a failure of it asks for a new attempt at once instead.
   ///
   /// - Returns: The number of the attempt that opened the connection, for ``untilLost(after:)``.
   /// - Throws: ``PostgresLogError`` (``PostgresLogError/Kind/closed`` after ``stop()``), or
   ///   `CancellationError`.
-  func ready(_ operation: String, endpoint: String) async throws -> UInt64 {
-    var required: UInt64?
+  func ready(_ operation: String, endpoint: String, since: UInt64) async throws -> UInt64 {
+    var hasAsked = false
     while true {
       let (token, phase, attempt) = state.withLock { state in
         startIfNeeded(&state)
@@ -214,16 +223,14 @@ final class LogListener: Sendable {
         return attempt
       case .stopped:
         throw PostgresLogError(.closed, operation: operation, endpoint: endpoint)
-      case .idle:
-        required = required ?? attempt + 1
-      case .connecting:
-        required = required ?? attempt
+      case .idle, .connecting:
+        break
       case .down(let error):
-        if let required, attempt >= required {
+        if attempt > since {
           throw PostgresLogError(error, operation: operation, endpoint: endpoint)
         }
-        if required == nil {
-          required = attempt + 1
+        if !hasAsked {
+          hasAsked = true
           requestAttempt()
         }
       }
@@ -232,16 +239,18 @@ final class LogListener: Sendable {
     }
   }
 
-  /// Returns once an attempt after `attempt` failed (the connection was lost and could not be
-  /// opened again), after ``stop()``, or when the task is cancelled.
+  /// Returns once the connection that `attempt` opened is lost (a later attempt started, even
+  /// one that opens it again at once), after ``stop()``, or when the task is cancelled. A cut
+  /// network closes the pool's connections with the listening one, and a statement written to
+  /// a connection that closed meanwhile never ends: an operation that began on the lost
+  /// connection's watch gives up and tries again, instead of waiting out its deadline.
   func untilLost(after attempt: UInt64) async {
     while !Task.isCancelled {
       let (token, isLost) = state.withLock { state in
         let isLost =
           switch state.phase {
-          case .down: state.attempt > attempt
           case .stopped: true
-          case .idle, .connecting, .up: false
+          case .idle, .connecting, .up, .down: state.attempt > attempt
           }
         return (Self.token(state, Self.phaseOnly), isLost)
       }
@@ -328,63 +337,93 @@ final class LogListener: Sendable {
   }
 
   /// Listens until the task is cancelled, opening the connection again whenever it is lost.
+  /// An attempt that is not listening within the engine's timeout (connected, tables made,
+  /// `LISTEN` done, claims taken again) is given up without waiting for a statement that never
+  /// ends (``abandoning(_:)``): its connection is closed, and it fails as `timedOut`.
   private func listen() async {
     let logger = configuration.logger
+    let timedOut = PostgresLogError(
+      .timedOut, operation: "listen for appends", endpoint: configuration.endpoint,
+      detail: "no answer within \(configuration.timeout)")
     var pause = Self.firstPause
     while !Task.isCancelled {
       state.withLock { $0.attempt += 1 }
       wake(nil, phase: .connecting)
-      let connection: PostgresConnection
+      let deadline = configuration.clock.deadline(after: configuration.timeout)
+      let (opening, opened) = AsyncStream<Void>.makeStream()
+      var failure: (any Error)?
       do {
-        connection = try await PostgresConnection.connect(
-          configuration: try configuration.connection,
-          id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
-        do {
-          try await setUpSchema(on: connection)
-        } catch {
-          await Self.close(connection)
-          throw error
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask { try await abandoning { try await self.session { opened.finish() } } }
+          group.addTask {
+            let isOpen: Void? = try await deadline.bound { for await _ in opening {} }
+            guard isOpen != nil else { throw timedOut }
+          }
+          defer { group.cancelAll() }
+          while try await group.next() != nil {}
         }
       } catch {
-        state.withLock { $0.wasDown = true }
-        wake(nil, phase: .down(error))
-        logger.debug(
-          "sluice: cannot listen for appends", metadata: ["error": "\(String(reflecting: error))"])
-        await self.pause(for: pause)
-        pause = min(pause * 2, Self.longestPause)
+        failure = error
+      }
+      if case .up = state.withLock({ $0.phase }) {
+        pause = Self.firstPause
+        if let failure {
+          logger.notice(
+            "sluice: lost the listening connection",
+            metadata: ["error": "\(String(reflecting: failure))"])
+        }
         continue
       }
-      do {
-        try await withTaskCancellationHandler {
-          try await connection.listen(on: LogSchema.channel) { notifications in
-            try await retake(on: connection)
-            state.withLock { $0.connection = connection }
-            let isRecovery = state.withLock { state in
-              defer { state.wasDown = false }
-              return state.wasDown
-            }
-            if isRecovery {
-              logger.notice("sluice: the server is back, reconnecting")
-              recovered()
-            }
-            wake(nil, phase: .up)
-            pause = Self.firstPause
-            try await withThrowingTaskGroup(of: Void.self) { group in
-              group.addTask { await self.checkAnswers(connection) }
-              defer { group.cancelAll() }
-              for try await notification in notifications { wake(notification.payload) }
-            }
-          }
-        } onCancel: {
-          Self.closeNow(connection)
-        }
-      } catch {
-        logger.notice(
-          "sluice: lost the listening connection",
-          metadata: ["error": "\(String(reflecting: error))"])
-      }
-      await Self.close(connection)
+      let error = failure ?? CancellationError()
+      state.withLock { $0.wasDown = true }
+      wake(nil, phase: .down(error))
+      logger.debug(
+        "sluice: cannot listen for appends", metadata: ["error": "\(String(reflecting: error))"])
+      await self.pause(for: pause)
+      pause = min(pause * 2, Self.longestPause)
     }
+  }
+
+  /// Opens a connection, makes the log's tables, listens and takes the claims again; then runs
+  /// `opened`, wakes every wait, and wakes the lanes named by notifications until the connection
+  /// is lost. The connection is closed at the end, and at once when the task is cancelled.
+  private func session(opened: @escaping @Sendable () -> Void) async throws {
+    let logger = configuration.logger
+    let connection = try await PostgresConnection.connect(
+      configuration: try configuration.connection,
+      id: Self.openedCount.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
+    do {
+      try await withTaskCancellationHandler {
+        try await setUpSchema(on: connection)
+        try await connection.listen(on: LogSchema.channel) { notifications in
+          try await retake(on: connection)
+          // Given up meanwhile: the attempt that replaces it listens instead.
+          try Task.checkCancellation()
+          opened()
+          let isRecovery = state.withLock { state in
+            defer { state.wasDown = false }
+            state.connection = connection
+            return state.wasDown
+          }
+          if isRecovery {
+            logger.notice("sluice: the server is back, reconnecting")
+            recovered()
+          }
+          wake(nil, phase: .up)
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.checkAnswers(connection) }
+            defer { group.cancelAll() }
+            for try await notification in notifications { wake(notification.payload) }
+          }
+        }
+      } onCancel: {
+        Self.closeNow(connection)
+      }
+    } catch {
+      await Self.close(connection)
+      throw error
+    }
+    await Self.close(connection)
   }
 
   /// Every ``heartbeat``, until the task is cancelled, reads the heads of the quiet lanes on

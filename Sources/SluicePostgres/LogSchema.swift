@@ -33,7 +33,7 @@ enum LogSchema {
 
   /// Creates the tables, the append function and their indexes when they are missing, and turns
   /// the tables of a log of one lane (made by an earlier engine) into the lane named
-  /// `SharedLane.defaultLane`; under an advisory lock, so that engines starting together do not
+  /// `"default"`; under an advisory lock, so that engines starting together do not
   /// race on the catalog.
   static let setUp: PostgresQuery = """
     DO $setup$
@@ -245,17 +245,19 @@ enum LogSchema {
     SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()
     """
 
-  /// Ends the session `pid` that started at `start`, when the server still runs it, and waits
-  /// (at most `lock_timeout`) for `node`'s claim in `lane`, which that session held: one row,
-  /// `true`, when the session was there and the claim is taken; no row otherwise.
+  /// Ends each of `sessions` that the server still runs (a session is its process and start),
+  /// waiting at most `milliseconds` for each to end, then takes `node`'s claim in `lane` for
+  /// this session: one row, whether it was free. It never waits for a claim another session
+  /// holds.
   static func claim(
-    _ node: String, of lane: String, from pid: Int32, started start: String
+    _ node: String, of lane: String, ending sessions: [LogListener.Session],
+    within milliseconds: Int64
   ) -> PostgresQuery {
     """
-    SELECT CASE WHEN pg_terminate_backend(pid) \
-    THEN pg_advisory_lock(hashtextextended(\(claimKey(node, lane)), 0))::text IS NOT NULL \
-    ELSE false END \
-    FROM pg_stat_activity WHERE pid = \(pid) AND backend_start::text = \(start)
+    SELECT count(pg_terminate_backend(pid, \(milliseconds))) >= 0 \
+    AND pg_try_advisory_lock(hashtextextended(\(claimKey(node, lane)), 0)) \
+    FROM pg_stat_activity WHERE (pid, backend_start::text) IN \
+    (SELECT * FROM unnest(\(sessions.map(\.pid))::int4[], \(sessions.map(\.start))::text[]))
     """
   }
 

@@ -6,45 +6,47 @@ extension PostgresLogEngine {
   /// Where a ``PostgresLogEngine`` finds its server, and how long it waits for it.
   ///
   /// ```swift
-  /// var configuration = PostgresLogEngine.Configuration(
-  ///   host: "db.internal", user: "lane", password: secret, database: "orders")
-  /// configuration.timeout = .seconds(5)
-  /// let log = PostgresLogEngine(configuration: configuration)
+  /// let log = PostgresLogEngine(
+  ///   configuration: .init(
+  ///     host: "db.internal", user: "lane", password: secret, database: "orders",
+  ///     timeout: .seconds(5)))
+  /// let other = PostgresLogEngine(
+  ///   configuration: try .init(url: "postgres://lane@db.internal/orders?sslmode=verify-full"))
   /// ```
   public struct Configuration: Sendable {
     /// The server's host name or IP address.
-    public var host: String
+    var host: String
     /// The server's TCP port.
-    public var port: Int
+    var port: Int
     /// The role the engine logs in as.
-    public var user: String
+    var user: String
     /// The role's password, or `nil` when the server trusts the connection.
-    public var password: String?
+    var password: String?
     /// The database that holds the log's tables.
-    public var database: String
+    var database: String
     /// Whether the connections use TLS, and what they check of the server's certificate:
-    /// ``TLS/prefer`` by default, as libpq.
-    public var tls: TLS
+    /// `TLS.prefer` by default, as libpq.
+    var tls: TLS
     /// The longest time an operation may take, connecting included; past it, the operation
     /// throws ``PostgresLogError/Kind/timedOut``.
     ///
     /// The server gets the same bound as `statement_timeout` and `lock_timeout`, so a node
     /// that waits this long for the log's head gives up on the server too.
-    public var timeout: Duration
+    var timeout: Duration
     /// The name the engine's connections show in `pg_stat_activity`.
-    public var applicationName: String
+    var applicationName: String
     /// The clock the engine's deadlines, polling pauses and reconnection pauses follow: the
     /// continuous clock by default; a test passes one it advances itself.
     ///
     /// The server's bounds (`statement_timeout`, `lock_timeout`) and the time allowed to
     /// connect follow the server's and the network's own clocks, not this one.
-    public var clock: any Clock<Duration>
+    var clock: any Clock<Duration>
     /// Where the engine and PostgresNIO report what happens beside the operations' results: the
     /// listening connection lost and back, connections that fail. A `Logger` labelled
     /// `sluice.postgres` at level `warning` by default, which writes where the app's logging
     /// system does: the connection attempts of an outage, logged at `info` and `notice`, do not
     /// flood it; pass a logger of the app's at a lower level to see them.
-    public var logger: Logger
+    var logger: Logger
 
     /// How the connections use TLS, as libpq's `sslmode` names the choices.
     ///
@@ -83,19 +85,25 @@ extension PostgresLogEngine {
     ///   - password: The role's password, or `nil` when the server trusts the connection.
     ///   - database: The database that holds the log's tables.
     ///   - tls: Whether the connections use TLS.
-    ///   - timeout: The longest time an operation may take.
+    ///   - timeout: The longest time an operation may take, connecting included; past it, the
+    ///     operation throws ``PostgresLogError/Kind/timedOut``. The server gets the same bound as
+    ///     `statement_timeout` and `lock_timeout`, so a node that waits this long for the log's
+    ///     head gives up on the server too.
     ///   - applicationName: The name the connections show in `pg_stat_activity`.
-    ///   - clock: The clock the engine's deadlines and pauses follow.
-    ///   - logger: Where the engine reports what happens beside the operations' results.
+    ///   - clock: The clock the engine's deadlines, polling pauses and reconnection pauses
+    ///     follow: the continuous clock by default; a test passes one it advances itself. The
+    ///     server's bounds and the time allowed to connect follow the server's and the
+    ///     network's own clocks, not this one.
+    ///   - logger: Where the engine and PostgresNIO report what happens beside the operations'
+    ///     results: the listening connection lost and back, connections that fail. A `Logger`
+    ///     labelled `sluice.postgres` at level `warning` by default, which writes where the app's
+    ///     logging system does; pass a logger of the app's at a lower level to see the
+    ///     connection attempts of an outage (`info` and `notice`).
     public init(
       host: String, port: Int = 5432, user: String, password: String? = nil, database: String,
       tls: TLS = .prefer, timeout: Duration = .seconds(10), applicationName: String = "sluice",
       clock: any Clock<Duration> = ContinuousClock(),
-      logger: Logger = {
-        var logger = Logger(label: "sluice.postgres")
-        logger.logLevel = .warning
-        return logger
-      }()
+      logger: Logger = Configuration.defaultLogger
     ) {
       self.host = host
       self.port = port
@@ -122,10 +130,18 @@ extension PostgresLogEngine {
     ///   url: "postgres://lane:secret@db.internal:5432/orders?sslmode=verify-full")
     /// ```
     ///
-    /// - Parameter url: The server's address.
+    /// - Parameters:
+    ///   - url: The server's address.
+    ///   - timeout: The longest time an operation may take, as for
+    ///     ``init(host:port:user:password:database:tls:timeout:applicationName:clock:logger:)``.
+    ///   - clock: The clock the engine's deadlines and pauses follow.
+    ///   - logger: Where the engine reports what happens beside the operations' results.
     /// - Throws: ``PostgresLogError`` with kind ``PostgresLogError/Kind/invalidURL`` when the
     ///   URL has no host or user, another scheme, or an unknown `sslmode`.
-    public init(url: String) throws {
+    public init(
+      url: String, timeout: Duration = .seconds(10),
+      clock: any Clock<Duration> = ContinuousClock(), logger: Logger = Configuration.defaultLogger
+    ) throws {
       func invalid(_ detail: String) -> PostgresLogError {
         PostgresLogError(
           .invalidURL, operation: "read the server's address", endpoint: url, detail: detail)
@@ -155,11 +171,20 @@ extension PostgresLogEngine {
       self.init(
         host: host, port: components.port ?? 5432, user: user,
         password: components.password, database: path.isEmpty ? user : path, tls: tls,
-        applicationName: parameter("application_name") ?? "sluice")
+        timeout: timeout, applicationName: parameter("application_name") ?? "sluice",
+        clock: clock, logger: logger)
     }
 
-    /// The server, as errors name it: `host:port/database`.
-    var endpoint: String { "\(host):\(port)/\(database)" }
+    /// The logger of a configuration made without one: `sluice.postgres`, at level `warning`.
+    @usableFromInline static var defaultLogger: Logger {
+      var logger = Logger(label: "sluice.postgres")
+      logger.logLevel = .warning
+      return logger
+    }
+
+    /// The server, as errors and messages name it: `host:port/database`, without the user and
+    /// the password.
+    public var endpoint: String { "\(host):\(port)/\(database)" }
 
     /// PostgresNIO's configuration for the listening connection.
     ///

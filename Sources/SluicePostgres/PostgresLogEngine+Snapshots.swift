@@ -10,7 +10,7 @@ import Sluice
 /// the body SQLite's engine keeps too); saving and reading are one statement, one round trip,
 /// each. A database whose snapshot table is missing (made by an earlier engine, opened by a role
 /// that may not create tables) reads as one without snapshots.
-extension PostgresLogEngine: SharedSnapshotEngine {
+extension PostgresLogEngine {
   /// The snapshot with the highest sequence number, if any.
   ///
   /// ```swift
@@ -26,7 +26,7 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   snapshot.
   /// - Complexity: One round trip to the server.
   public func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
-    try SharedLogError.check(lane: lane, Self.reading)
+    try SharedLaneError.check(lane: lane, Self.reading)
     return try await readSnapshot(LogSchema.latestSnapshot(of: lane))
   }
 
@@ -37,10 +37,10 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   - sequence: The entry the snapshot's states follow.
   /// - Returns: The snapshot saved at `sequence`, or `nil`.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max`.
+  ///   time, or `SharedLaneError` for a `sequence` larger than `Int64.max`.
   /// - Complexity: One round trip to the server.
   public func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
-    try SharedLogError.check(lane: lane, Self.reading)
+    try SharedLaneError.check(lane: lane, Self.reading)
     return try await readSnapshot(LogSchema.snapshot(of: lane, at: try Self.column(sequence)))
   }
 
@@ -53,11 +53,11 @@ extension PostgresLogEngine: SharedSnapshotEngine {
   ///   - snapshot: The states after an entry, with their hash.
   ///   - lane: The lane's name.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached, does not answer in time,
-  ///   or has no snapshot table it lets the engine write, or `SharedLogError` for a sequence
+  ///   or has no snapshot table it lets the engine write, or `SharedLaneError` for a sequence
   ///   larger than `Int64.max`; nothing is saved then.
   /// - Complexity: One round trip to the server.
   public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
-    try SharedLogError.check(lane: lane, "save a snapshot of the shared lane")
+    try SharedLaneError.check(lane: lane, "save a snapshot of the shared lane")
     let query = LogSchema.saveSnapshot(
       to: lane, sequence: try Self.column(snapshot.sequence),
       hash: Int64(bitPattern: snapshot.hash),

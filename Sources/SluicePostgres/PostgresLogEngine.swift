@@ -14,7 +14,7 @@ import Sluice
 /// rule that a record already in the log keeps its number.
 ///
 /// ```swift
-/// let log = try PostgresLogEngine(url: "postgres://lane@db.internal/orders")
+/// let log = PostgresLogEngine(configuration: try .init(url: "postgres://lane@db.internal/orders"))
 /// let numbers = try await log.append([record], to: "orders")
 /// try await log.waitForEntries(of: "orders", after: lastSeen, timeout: .seconds(30))
 /// let entries = try await log.entries(of: "orders", after: lastSeen, limit: 500)
@@ -24,11 +24,12 @@ import Sluice
 /// The engine connects on first use and creates the tables when they are missing. It keeps one
 /// connection that listens for appends (and tells whether the server is there), and a pool of
 /// connections for appends and reads (PostgresNIO's `PostgresClient`: opened on demand, closed
-/// after a minute idle). Every operation is bounded by ``Configuration/timeout`` (on
-/// ``Configuration/clock``); an unreachable server, a lost connection or a slow answer is a
-/// thrown ``PostgresLogError``, at once when the server refuses connections. An operation that
-/// lost its connection is tried once more on a new one (for an append, that is safe: a record
-/// already in the log keeps its number). When the server is back after an outage, the engine
+/// after a minute idle). Every operation is bounded by the configuration's `timeout` (on its
+/// `clock`); an unreachable server, a lost connection or a slow answer is a
+/// thrown ``PostgresLogError``, at once when the server refuses connections. An operation whose
+/// listening connection was lost meanwhile is tried again on a new one once the engine listens
+/// again, within its timeout (for an append, that is safe: a record already in the log keeps
+/// its number). When the server is back after an outage, the engine
 /// listens again and renews its pool at once, so appends and wake-ups resume within a round trip
 /// or two.
 ///
@@ -42,7 +43,7 @@ import Sluice
 public final class PostgresLogEngine: SharedLogEngine {
   // Sendable: immutable; `LogPool` and `LogListener` are Sendable.
   /// Where the server is, and how long an operation may take.
-  public let configuration: Configuration
+  let configuration: Configuration
   private let pool: LogPool
   private let listener: LogListener
 
@@ -61,22 +62,6 @@ public final class PostgresLogEngine: SharedLogEngine {
     self.configuration = configuration
     self.pool = pool
     self.listener = LogListener(configuration: configuration) { pool.renew() }
-  }
-
-  /// Creates an engine for the log at a `postgres://` URL.
-  ///
-  /// ```swift
-  /// let log = try PostgresLogEngine(url: "postgres://lane:secret@db.internal:5432/orders")
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - url: The server's address, as ``Configuration/init(url:)`` reads it.
-  ///   - timeout: The longest time an operation may take.
-  /// - Throws: ``PostgresLogError`` with kind ``PostgresLogError/Kind/invalidURL``.
-  public convenience init(url: String, timeout: Duration = .seconds(10)) throws {
-    var configuration = try Configuration(url: url)
-    configuration.timeout = timeout
-    self.init(configuration: configuration)
   }
 
   deinit {
@@ -104,7 +89,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// - Returns: Each record's number in the lane.
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
   ///   time (the batch may then have been appended: appending it again returns its numbers);
-  ///   `SharedLogError` for an origin sequence larger than `Int64.max`
+  ///   `SharedLaneError` for an origin sequence larger than `Int64.max`
   ///   (`.numberOutOfRange`), an origin sequence in the lane with another name or payload
   ///   (`.originConflict`), a record whose origin is a node name this engine claimed and another
   ///   session took while the server was away (`.nodeInUse`), or a lane name that is empty or
@@ -112,7 +97,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// - Complexity: One round trip to the server.
   public func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
     let operation = "append to the shared log"
-    try SharedLogError.check(lane: lane, operation)
+    try SharedLaneError.check(lane: lane, operation)
     guard !records.isEmpty else { return [] }
     // Whatever the outcome: this engine's reads of the lane ask the server again.
     defer { listener.disturb(lane) }
@@ -123,7 +108,7 @@ public final class PostgresLogEngine: SharedLogEngine {
     let stored = try await run(operation) { [listener] connection in
       // Checked once the listening connection is up: it takes the claims again as it opens.
       if let lost = records.first(where: { listener.isLost($0.origin, of: lane) }) {
-        throw SharedLogError(.nodeInUse(node: lost.origin, lane: lane), operation: operation)
+        throw SharedLaneError(.nodeInUse(node: lost.origin, lane: lane), operation: operation)
       }
       var numbers: [Int64]?
       do {
@@ -157,13 +142,13 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// waits. This engine's own appends show at once.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time, or `SharedLogError` for a `sequence` larger than `Int64.max` or an invalid lane
+  ///   time, or `SharedLaneError` for a `sequence` larger than `Int64.max` or an invalid lane
   ///   name.
   public func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
-    -> [SharedLogEntry]
+    -> [(sequence: UInt64, record: SharedLogRecord)]
   {
     let operation = "read the shared log"
-    try SharedLogError.check(lane: lane, operation)
+    try SharedLaneError.check(lane: lane, operation)
     guard limit > 0, !listener.isQuiet(lane, after: sequence) else { return [] }
     let query = LogSchema.entries(of: lane, after: try Self.column(sequence), limit: Int64(limit))
     let rows = try await run(operation) { connection in
@@ -175,21 +160,22 @@ public final class PostgresLogEngine: SharedLogEngine {
       return rows
     }
     return try rows.map { number, origin, originSequence, name, payload in
-      SharedLogEntry(
+      (
         sequence: try self.number(number, operation),
         record: SharedLogRecord(
           origin: origin, originSequence: try self.number(originSequence, operation), name: name,
-          payload: payload))
+          payload: payload)
+      )
     }
   }
 
   /// The number of `lane`'s last entry, 0 for a lane with none.
   ///
   /// - Throws: ``PostgresLogError`` when the server cannot be reached or does not answer in
-  ///   time, or `SharedLogError` for an invalid lane name.
+  ///   time, or `SharedLaneError` for an invalid lane name.
   public func head(of lane: String) async throws -> UInt64 {
     let operation = "read the shared log"
-    try SharedLogError.check(lane: lane, operation)
+    try SharedLaneError.check(lane: lane, operation)
     let query = LogSchema.head(of: lane)
     let head = try await run(operation) { connection in
       var head: Int64 = 0
@@ -212,14 +198,14 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// connection, so the next wait and read of an idle lane ask nothing of the server.
   /// Notifications are not durable, so the wait looks at once when that connection is lost or
   /// back, and while it is down, looks again after 1 ms, then twice as long each time, up to
-  /// 50 ms. The timeout and the pauses follow ``Configuration/clock``.
+  /// 50 ms. The timeout and the pauses follow the configuration's `clock`.
   ///
-  /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLogError` for an
+  /// - Throws: ``PostgresLogError`` when the server cannot be reached, `SharedLaneError` for an
   ///   invalid lane name, or `CancellationError` when the task is cancelled.
   public func waitForEntries(of lane: String, after sequence: UInt64, timeout: Duration)
     async throws
   {
-    try SharedLogError.check(lane: lane, "wait for the shared log")
+    try SharedLaneError.check(lane: lane, "wait for the shared log")
     let deadline = configuration.clock.deadline(after: timeout)
     var pause = Duration.milliseconds(1)
     listener.watch(lane)
@@ -248,13 +234,13 @@ public final class PostgresLogEngine: SharedLogEngine {
   ///
   /// When the listening connection is lost and opened again, the engine takes its claims
   /// again; when another node took one meanwhile, that node's appends throw
-  /// `SharedLogError` (`.nodeInUse`).
+  /// `SharedLaneError` (`.nodeInUse`).
   ///
-  /// - Throws: `SharedLogError` (`.nodeInUse`) while a live node, of this engine or another,
+  /// - Throws: `SharedLaneError` (`.nodeInUse`) while a live node, of this engine or another,
   ///   holds the name; ``PostgresLogError`` when the server cannot be reached.
   public func claimNode(_ node: String, of lane: String) async throws {
     let operation = "claim a node name"
-    try SharedLogError.check(lane: lane, operation)
+    try SharedLaneError.check(lane: lane, operation)
     let endpoint = configuration.endpoint
     let deadline = configuration.clock.deadline(after: configuration.timeout)
     let claimed: Void? = try await deadline.bound { [listener] in
@@ -272,7 +258,7 @@ public final class PostgresLogEngine: SharedLogEngine {
   /// the batch (from 1) and the entry's number.
   private func originConflict(
     _ error: PSQLError, _ records: [SharedLogRecord], _ operation: String
-  ) throws -> SharedLogError {
+  ) throws -> SharedLaneError {
     let parts = (error.serverInfo?[.detail] ?? "").split(separator: " ")
     guard parts.count == 2, let place = Int(parts[0]), records.indices.contains(place - 1),
       let sequence = UInt64(parts[1])
@@ -280,26 +266,41 @@ public final class PostgresLogEngine: SharedLogEngine {
       throw unexpected(operation, "an origin conflict without its record and entry")
     }
     let record = records[place - 1]
-    return SharedLogError(
+    return SharedLaneError(
       .originConflict(
         origin: record.origin, originSequence: record.originSequence, sequence: sequence),
       operation: operation)
   }
 
   /// Runs `body` on a connection of the pool within the timeout, once the listening connection
-  /// is up, trying once more when the first attempt lost its connection.
+  /// is up: again each time the listening connection was lost meanwhile, and once more when the
+  /// server could not be reached.
   func run<Result: Sendable>(
     _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     let deadline = configuration.clock.deadline(after: configuration.timeout)
     var attempt = 1
+    var pause = Duration.milliseconds(1)
     while true {
       let failure: PostgresLogError
       do {
         return try await bounded(operation, until: deadline, body)
+      } catch is LostConnection {
+        // The listener opened its connection again (or tries to): wait for it, within the
+        // deadline, however often a cut network drops it meanwhile; after a pause, so that a
+        // pool that fails at once is not asked again and again meanwhile.
+        let remaining = deadline.remaining()
+        guard remaining > .zero else {
+          throw PostgresLogError(
+            .unreachable, operation: operation, endpoint: configuration.endpoint,
+            detail: "the connection to the server was lost")
+        }
+        try await configuration.clock.pause(for: min(pause, remaining))
+        pause = min(pause * 2, Self.longestPoll)
+        continue
       } catch let error as PostgresLogError {
         failure = error
-      } catch let error as SharedLogError {
+      } catch let error as SharedLaneError {
         throw error
       } catch is CancellationError {
         throw CancellationError()
@@ -322,19 +323,24 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 
   /// Runs `body` once the listening connection is up. Throws ``PostgresLogError/Kind/timedOut``
-  /// at `deadline`, or ``PostgresLogError/Kind/unreachable`` when the listening connection is
-  /// lost and cannot be opened again meanwhile, after closing the connection `body` runs on,
-  /// which makes a statement still running on it fail at once; a statement that never ends is
-  /// left behind (``abandoning(_:)``).
+  /// at `deadline`, or `LostConnection` when the listening connection or the pool's connection
+  /// is lost meanwhile (``LogListener/untilLost(after:)``).
+  ///
+  /// A statement still running then is left behind (``abandoning(_:)``), with its connection:
+  /// the server ends it at its own bound (`statement_timeout`, the engine's timeout), and one
+  /// that PostgresNIO dropped never ends. Its connection is not closed: PostgresNIO's pool
+  /// (1.33) can stop handing out connections after a leased one was closed under it, which
+  /// stalled every later operation of the engine.
   private func bounded<Result: Sendable>(
     _ operation: String, until deadline: Deadline,
     _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
   ) async throws -> Result {
     let endpoint = configuration.endpoint
-    let held = HeldConnection()
+    let since = listener.attempt
     let outcome = try await withThrowingTaskGroup(of: Outcome<Result>.self) {
       group -> Outcome<Result>? in
-      group.addTask { [listener] in .ready(try await listener.ready(operation, endpoint: endpoint))
+      group.addTask { [listener] in
+        .ready(try await listener.ready(operation, endpoint: endpoint, since: since))
       }
       group.addTask {
         try await deadline.sleep()
@@ -347,19 +353,18 @@ public final class PostgresLogEngine: SharedLogEngine {
         return .lost
       }
       group.addTask { [pool] in
-        .done(
-          try await abandoning {
-            try await pool.withConnection(operation, endpoint: endpoint) { connection in
-              held.hold(connection)
-              defer { held.release() }
-              return try await body(connection)
-            }
-          })
+        do {
+          return .done(
+            try await abandoning {
+              try await pool.withConnection(operation, endpoint: endpoint, body)
+            })
+        } catch let error as PostgresLogError where error.kind == .unreachable {
+          // The pool's connection was lost (a cut network closes them all): as when the
+          // listening connection was.
+          return .lost
+        }
       }
-      let outcome = try await group.next()
-      // Before the group waits for the statement: closing its connection makes it fail now.
-      if case .done? = outcome {} else { held.close() }
-      return outcome
+      return try await group.next()
     }
     switch outcome {
     case .done(let result)?:
@@ -367,16 +372,14 @@ public final class PostgresLogEngine: SharedLogEngine {
     case .late?, .ready?:
       throw timedOut(operation)
     case .lost?, nil:
-      throw PostgresLogError(
-        .unreachable, operation: operation, endpoint: endpoint,
-        detail: "the connection to the server was lost")
+      throw LostConnection()
     }
   }
 
   /// A number as PostgreSQL stores it (a signed 64-bit integer).
   static func column(_ number: UInt64) throws -> Int64 {
     guard let value = Int64(exactly: number) else {
-      throw SharedLogError(.numberOutOfRange(number), operation: "use the shared log")
+      throw SharedLaneError(.numberOutOfRange(number), operation: "use the shared log")
     }
     return value
   }
@@ -402,42 +405,6 @@ public final class PostgresLogEngine: SharedLogEngine {
   }
 }
 
-/// The connection an operation runs on, for the engine to close when the operation runs out of
-/// time or loses the server.
-private final class HeldConnection: Sendable {
-  private enum State {
-    case empty
-    case holding(PostgresConnection)
-    /// Given up: a connection the operation gets from now on is closed at once.
-    case closed
-  }
-
-  private let state = Guarded(State.empty)
-
-  /// Holds `connection`, or closes it at once when ``close()`` came first.
-  func hold(_ connection: PostgresConnection) {
-    let isClosed = state.withLock { state in
-      if case .closed = state { return true }
-      state = .holding(connection)
-      return false
-    }
-    if isClosed { LogListener.closeNow(connection) }
-  }
-
-  func release() {
-    state.withLock { state in
-      if case .holding = state { state = .empty }
-    }
-  }
-
-  /// Closes the held connection, if any, and any the operation gets later: a statement running
-  /// on it fails at once, and the pool replaces it.
-  func close() {
-    let held = state.withLock { state -> PostgresConnection? in
-      defer { state = .closed }
-      if case .holding(let connection) = state { return connection }
-      return nil
-    }
-    if let held { LogListener.closeNow(held) }
-  }
-}
+/// An operation's listening connection was lost while it ran (``LogListener/untilLost(after:)``):
+/// it tries again once the listener is up, within its deadline.
+private struct LostConnection: Error {}

@@ -1,8 +1,15 @@
 import PostgresNIO
 
 extension PostgresLogError {
-  /// The error the engine throws for `error`, a failure of PostgresNIO, SwiftNIO or the server.
+  /// The error the engine throws for `error`, a failure of PostgresNIO, SwiftNIO or the server,
+  /// or of the engine itself (`operation` replaces its operation).
   init(_ error: any Error, operation: String, endpoint: String) {
+    if let error = error as? PostgresLogError {
+      self.init(
+        error.kind, operation: operation, endpoint: endpoint, sqlState: error.sqlState,
+        detail: error.detail, underlying: error.underlying)
+      return
+    }
     guard let error = error as? PSQLError else {
       let kind: Kind = error is PostgresDecodingError ? .unexpectedResponse : .unreachable
       self.init(

@@ -2,6 +2,9 @@ import Foundation
 
 /// Why a ``PostgresLogEngine`` could not append to or read its log.
 ///
+/// Match on ``kind``; the ``description`` says what the engine was doing, on which server
+/// (`host:port/database`), and the server's message or the network error.
+///
 /// Every failure of the server, of the network or of the engine's own timeout is a thrown
 /// `PostgresLogError`, never a crash or a hang. The engine reconnects by itself: once the
 /// server is back, the next operation opens a new connection.
@@ -29,7 +32,7 @@ public struct PostgresLogError: Error, Sendable, CustomStringConvertible {
     /// terminated by an administrator, a server restarting).
     case unreachable
     /// The operation did not finish within the engine's timeout
-    /// (``PostgresLogEngine/Configuration/timeout``): a server or a network that does not
+    /// (the configuration's `timeout`): a server or a network that does not
     /// answer, or the log's head locked by another node for that long.
     case timedOut
     /// The server refused a statement; ``PostgresLogError/sqlState`` says why.
@@ -40,32 +43,26 @@ public struct PostgresLogError: Error, Sendable, CustomStringConvertible {
     /// The engine was closed (``PostgresLogEngine/close()``).
     case closed
     /// The connection URL cannot be read
-    /// (``PostgresLogEngine/Configuration/init(url:)``).
+    /// (``PostgresLogEngine/Configuration/init(url:timeout:clock:logger:)``).
     case invalidURL
   }
 
   /// What went wrong.
   public let kind: Kind
-  /// What the engine was doing, as a verb phrase: `"append to the shared log"`.
-  public let operation: String
-  /// The server the engine talks to, as `host:port/database`.
-  public let endpoint: String
+  /// What the engine was doing, as a verb phrase: `"append to the shared log"` (in the
+  /// description).
+  let operation: String
+  /// The server the engine talks to, as `host:port/database` (in the description).
+  let endpoint: String
   /// The server's SQLSTATE code (``Kind/server``, or a connection terminated by the server),
   /// for example `"42P01"`.
   public let sqlState: String?
-  /// Details in words: the server's message, or the network error.
-  public let detail: String?
+  /// Details in words: the server's message, or the network error (in the description).
+  let detail: String?
   /// The error behind this one (a PostgresNIO `PSQLError`, a SwiftNIO error), when there is one.
   public let underlying: (any Error)?
 
   /// Creates an error.
-  ///
-  /// ``PostgresLogEngine`` makes these; create one to test how an app handles it.
-  ///
-  /// ```swift
-  /// let error = PostgresLogError(
-  ///   .unreachable, operation: "append to the shared log", endpoint: "db:5432/lane")
-  /// ```
   ///
   /// - Parameters:
   ///   - kind: What went wrong.
@@ -74,7 +71,7 @@ public struct PostgresLogError: Error, Sendable, CustomStringConvertible {
   ///   - sqlState: The server's SQLSTATE code, when it sent one.
   ///   - detail: Details in words.
   ///   - underlying: The error behind this one.
-  public init(
+  init(
     _ kind: Kind, operation: String, endpoint: String, sqlState: String? = nil,
     detail: String? = nil, underlying: (any Error)? = nil
   ) {

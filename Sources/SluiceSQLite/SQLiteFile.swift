@@ -73,7 +73,7 @@ final class SQLiteFile: Sendable {
   /// A number as SQLite stores it (a signed 64-bit integer).
   static func column(_ number: UInt64, _ operation: String) throws -> Int64 {
     guard let value = Int64(exactly: number) else {
-      throw SharedLogError(.numberOutOfRange(number), operation: operation)
+      throw SharedLaneError(.numberOutOfRange(number), operation: operation)
     }
     return value
   }

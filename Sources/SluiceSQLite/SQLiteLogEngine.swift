@@ -10,15 +10,15 @@ import Sluice
 /// numbers right after the last entry of its lane, with no gap, and a record whose origin and
 /// origin sequence are already in the lane keeps its number when its name and payload are the
 /// same (the `UNIQUE` constraint on lane, origin and origin sequence backs this up), and fails
-/// the batch with `SharedLogError.Kind.originConflict` when they differ. The file is in WAL
+/// the batch with `SharedLaneError.Kind.originConflict` when they differ. The file is in WAL
 /// mode, so readers never wait for the appender. A process that finds the file locked longer
 /// than `busyTimeout` gets ``SQLiteStorageError/Kind/busy``, and nothing is appended.
 ///
 /// A node claims its name (``claimNode(_:of:)``) with an OS lock on a file in the folder
 /// `<path>-nodes`, which the kernel releases when the process dies. A file made by a version
 /// with one lane is migrated in place when opened read-write: its log and snapshots become the
-/// lane `SharedLane.defaultLane`.
-public final class SQLiteLogEngine: SharedSnapshotEngine {
+/// lane `"default"`.
+public final class SQLiteLogEngine: SharedLogEngine {
   // Sendable: immutable.
   private let file: SQLiteFile
   private let claims: SQLiteNodeClaims
@@ -27,7 +27,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   private let clock: any Clock<Duration>
 
   /// The database file.
-  public var path: String { file.path }
+  var path: String { file.path }
 
   /// Opens the logs in the SQLite file at `path`: in read-write mode, creating the file and its
   /// tables when needed, or migrating a file of one lane; in read-only mode
@@ -87,7 +87,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
       }
     }
     // Many lanes: each table is keyed by lane; the rows of the one lane become the default lane.
-    // ('default' is `SharedLane.defaultLane`.)
+    // ('default' is `SharedLane`'s default lane.)
     migrator.registerMigration(lanesMigration) { db in
       try db.execute(
         sql: """
@@ -115,7 +115,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   static let lanesMigration = "v2-shared-lanes"
 
   public func append(_ records: [SharedLogRecord], to lane: String) async throws -> [UInt64] {
-    try SharedLogError.check(lane: lane, "append to the shared log")
+    try SharedLaneError.check(lane: lane, "append to the shared log")
     guard !records.isEmpty else { return [] }
     return try await file.writing("append to the shared log") { db in
       var numbers: [UInt64] = []
@@ -135,7 +135,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
             let existing = try Self.entry(row, expected: nil)
             guard existing.record.name == record.name, existing.record.payload == record.payload
             else {
-              throw SharedLogError(
+              throw SharedLaneError(
                 .originConflict(
                   origin: record.origin, originSequence: record.originSequence,
                   sequence: existing.sequence),
@@ -166,7 +166,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
-    -> [SharedLogEntry]
+    -> [(sequence: UInt64, record: SharedLogRecord)]
   {
     guard limit > 0 else { return [] }
     let start = try Self.column(sequence)
@@ -180,7 +180,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
           """,
         arguments: [lane, start, limit])
       // The entries before a row that does not decode; that row throws when it comes first.
-      var entries: [SharedLogEntry] = []
+      var entries: [(sequence: UInt64, record: SharedLogRecord)] = []
       for (index, row) in rows.enumerated() {
         do {
           entries.append(try Self.entry(row, expected: sequence + UInt64(index) + 1))
@@ -223,13 +223,15 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   ///
   /// - Throws: ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)`` naming `expected`
   ///   (or the row's own number) when a column holds a NULL, another type or a negative number.
-  private static func entry(_ row: Row, expected: UInt64?) throws -> SharedLogEntry {
+  private static func entry(_ row: Row, expected: UInt64?) throws -> (
+    sequence: UInt64, record: SharedLogRecord
+  ) {
     func failure(_ column: String) -> SharedLaneError {
       let sequence = expected ?? row.count("sequence") ?? 0
       return SharedLaneError(.undecodableEntry(sequence: sequence, reason: row.problem(column)))
     }
     guard let sequence = row.count("sequence") else { throw failure("sequence") }
-    return SharedLogEntry(sequence: sequence, record: try row.record(failure))
+    return (sequence, try row.record(failure))
   }
 
   /// Returns once the lane's head passed `sequence`, or at `timeout`: the engine's watcher (see
@@ -253,7 +255,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func claimNode(_ node: String, of lane: String) async throws {
-    try SharedLogError.check(lane: lane, "claim a node name")
+    try SharedLaneError.check(lane: lane, "claim a node name")
     try claims.claim(node, of: lane)
   }
 
@@ -273,7 +275,7 @@ public final class SQLiteLogEngine: SharedSnapshotEngine {
   }
 
   public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
-    try SharedLogError.check(lane: lane, "save a snapshot of the shared lane")
+    try SharedLaneError.check(lane: lane, "save a snapshot of the shared lane")
     let body = try JSONEncoder().encode(snapshot)
     let sequence = try Self.column(snapshot.sequence)
     let hash = Int64(bitPattern: snapshot.hash)

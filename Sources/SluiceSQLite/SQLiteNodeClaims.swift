@@ -30,7 +30,7 @@ final class SQLiteNodeClaims: Sendable {
 
   /// Locks the file of `node` in `lane`.
   ///
-  /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` when
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/nodeInUse(node:lane:)`` when
   ///   another open file holds the lock, or `POSIXError` when the folder or file cannot be made.
   func claim(_ node: String, of lane: String) throws {
     guard enabled else { return }
@@ -88,8 +88,8 @@ final class SQLiteNodeClaims: Sendable {
     return folder + "/" + fnv(0xcbf2_9ce4_8422_2325) + fnv(0x8422_2325_cbf2_9ce4) + ".lock"
   }
 
-  private static func inUse(_ node: String, _ lane: String) -> SharedLogError {
-    SharedLogError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
+  private static func inUse(_ node: String, _ lane: String) -> SharedLaneError {
+    SharedLaneError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
   }
 
   private static func posix(_ code: Int32 = errno) -> POSIXError {

@@ -7,7 +7,8 @@ import Sluice
 ///
 /// ```swift
 /// let lane = try SharedLane(
-///   engine: try PostgresLogEngine(url: url), actions: actions, node: "worker-1",
+///   engine: PostgresLogEngine(configuration: try .init(url: url)), actions: actions,
+///   node: "worker-1",
 ///   outbox: try SQLiteOutboxStore(path: ".sluice/outbox.sqlite"))
 /// ```
 ///
@@ -15,13 +16,13 @@ import Sluice
 /// several nodes (each record carries its origin) and with an ``SQLiteStorage``; it should not
 /// be the shared log's own file, whose appends it would wait for. Each record is kept under its
 /// lane, so that nodes named alike in different lanes do not send each other's actions; a file
-/// written before lanes had its records moved to the lane named `SharedLane.defaultLane`.
+/// written before lanes had its records moved to the lane named `"default"`.
 public final class SQLiteOutboxStore: SharedOutboxStore {
   // Sendable: immutable.
   private let file: SQLiteFile
 
   /// The database file.
-  public var path: String { file.path }
+  var path: String { file.path }
 
   /// Opens the outbox in the SQLite file at `path`, creating the file and its table when
   /// needed.

@@ -39,9 +39,9 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   }
 
   /// The database file, or `nil` for an in-memory database.
-  public let path: String?
+  let path: String?
   /// Whether the storage writes, or only reads.
-  public let mode: Mode
+  let mode: Mode
   /// Every read goes through it; the same connections as `writer` in read-write mode.
   let reader: any DatabaseReader
   /// `nil` in read-only mode.
@@ -52,14 +52,11 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   /// How long an open or a write waits, by default, for another connection (of this or
   /// another process) that holds the database, before it fails with
   /// ``SQLiteStorageError/Kind/busy``: 10 seconds.
-  ///
-  /// ```swift
-  /// let database = try SQLiteStorage(path: path)  // waits at most SQLiteStorage.busyTimeout
-  /// ```
-  public static let busyTimeout: Duration = .seconds(10)
+  static var busyTimeout: Duration { .seconds(10) }
 
   /// Opens the database at `path`: in read-write mode, creates it and its tables when needed;
-  /// in read-only mode, checks that it has them.
+  /// in read-only mode, checks that it has them. Without a path, opens a database in memory,
+  /// with the tables, for tests and previews (read-write whatever the mode).
   ///
   /// When another connection (of this process or another) holds the file — writing, or
   /// recovering it after a crash — the open and each later write wait for it, at most
@@ -75,15 +72,16 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   ///
   /// ```swift
   /// let database = try SQLiteStorage(path: path)
+  /// let scratch = try SQLiteStorage()  // in memory
   /// let impatient = try SQLiteStorage(path: path, busyTimeout: .milliseconds(200))
   /// let viewer = try SQLiteStorage(path: path, mode: .readOnly)
   /// ```
   ///
   /// - Parameters:
-  ///   - path: The database file.
+  ///   - path: The database file; `nil` (the default) for a database in memory.
   ///   - mode: ``Mode/readWrite`` (the default), or ``Mode/readOnly``.
   ///   - busyTimeout: How long an open or a write waits for a database that another connection
-  ///     holds; ``busyTimeout`` (10 seconds) by default.
+  ///     holds; 10 seconds by default.
   /// - Throws: ``SQLiteStorageError`` when another connection held the file for longer than
   ///   `busyTimeout` (``SQLiteStorageError/Kind/busy``), when a newer version of SluiceSQLite
   ///   migrated it (``SQLiteStorageError/Kind/newerSchema``), and in read-only mode when the
@@ -91,13 +89,23 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
   ///   ``SQLiteStorageError/Kind/outdatedSchema``) or cannot be read
   ///   (``SQLiteStorageError/Kind/missingWALFiles``). GRDB's `DatabaseError` when the file
   ///   cannot be opened: a missing folder (or, in read-only mode, file), no permission, not a
-  ///   database. The file is left as it was.
+  ///   database. The file is left as it was. In memory, GRDB's `DatabaseError` when SQLite
+  ///   cannot make the database.
   public init(
-    path: String, mode: Mode = .readWrite, busyTimeout: Duration = SQLiteStorage.busyTimeout
+    path: String? = nil, mode: Mode = .readWrite, busyTimeout: Duration = .seconds(10)
   ) throws {
+    waitLimit = busyTimeout
+    guard let path else {
+      self.path = nil
+      self.mode = .readWrite
+      let queue = try DatabaseQueue()
+      try Self.migrate(queue, path: nil)
+      reader = queue
+      writer = queue
+      return
+    }
     self.path = path
     self.mode = mode
-    waitLimit = busyTimeout
     let configuration = Self.configuration(mode, busyTimeout: busyTimeout)
     switch mode {
     case .readWrite:
@@ -126,24 +134,6 @@ public final class SQLiteStorage: PersistenceStorage, Sendable {
       }
       writer = nil
     }
-  }
-
-  /// Opens a database in memory, with the tables: for tests and previews.
-  ///
-  /// ```swift
-  /// let database = try SQLiteStorage()
-  /// let store = Store(initialState: Settings(), persistence: .sqlite("settings", in: database))
-  /// ```
-  ///
-  /// - Throws: GRDB's `DatabaseError` when SQLite cannot make the database.
-  public init() throws {
-    path = nil
-    mode = .readWrite
-    waitLimit = Self.busyTimeout
-    let queue = try DatabaseQueue()
-    try Self.migrate(queue, path: nil)
-    reader = queue
-    writer = queue
   }
 
   /// The record under `key`, or `nil` when there is none.

@@ -1,7 +1,8 @@
 import Foundation
 import Sluice
 
-/// Why an ``SQLiteStorage`` refused to open its file, or to write to it.
+/// Why an ``SQLiteStorage`` refused to open its file, or to write to it; ``SQLiteLogEngine``
+/// and ``SQLiteOutboxStore`` throw it for the same causes.
 ///
 /// Other failures (a missing folder, a file that is not a database, a damaged page) are GRDB's
 /// `DatabaseError`, as SQLite reports them. `SQLiteStorageError` covers what is particular to
@@ -39,10 +40,10 @@ public struct SQLiteStorageError: Error, Sendable, CustomStringConvertible {
     /// of another app), and does not create them.
     case missingSchema
     /// A read-only storage found a schema that lacks migrations this version needs, and does
-    /// not apply them; ``SQLiteStorageError/migrations`` names them.
+    /// not apply them; the description names them.
     case outdatedSchema
     /// The file was migrated by a newer version of SluiceSQLite (it has migrations this
-    /// version does not know, named by ``SQLiteStorageError/migrations``). Its schema and
+    /// version does not know, named by the description). Its schema and
     /// records were left as they are.
     case newerSchema
     /// A read-only storage cannot read the file: its folder cannot be written, and the
@@ -53,25 +54,20 @@ public struct SQLiteStorageError: Error, Sendable, CustomStringConvertible {
 
   /// What went wrong.
   public let kind: Kind
-  /// The database file.
-  public let path: String?
-  /// What the storage was doing: `"open"`, `"read"`, `"write"` or `"quarantine"`.
-  public let operation: String
+  /// The database file (in the description).
+  let path: String?
+  /// What the storage was doing: `"open"`, `"read"`, `"write"` or `"quarantine"` (in the
+  /// description).
+  let operation: String
   /// The migrations concerned: the missing ones (``Kind/outdatedSchema``), or the unknown
-  /// ones (``Kind/newerSchema``); empty for the other kinds.
-  public let migrations: [String]
+  /// ones (``Kind/newerSchema``); empty for the other kinds (in the description).
+  let migrations: [String]
   /// How long the storage waited, for ``Kind/busy``.
   public let busyTimeout: Duration?
   /// The SQLite error behind this one (GRDB's `DatabaseError`), when there is one.
   public let underlying: (any Error)?
 
   /// Creates an error.
-  ///
-  /// ``SQLiteStorage`` makes these; create one to test how an app handles it.
-  ///
-  /// ```swift
-  /// let error = SQLiteStorageError(.readOnly, path: "/tmp/app.sqlite", operation: "write")
-  /// ```
   ///
   /// - Parameters:
   ///   - kind: What went wrong.
@@ -81,7 +77,7 @@ public struct SQLiteStorageError: Error, Sendable, CustomStringConvertible {
   ///   - migrations: The missing or unknown migrations, for the schema kinds.
   ///   - busyTimeout: How long the storage waited, for ``Kind/busy``.
   ///   - underlying: The SQLite error behind this one.
-  public init(
+  init(
     _ kind: Kind, path: String?, operation: String, migrations: [String] = [],
     busyTimeout: Duration? = nil, underlying: (any Error)? = nil
   ) {

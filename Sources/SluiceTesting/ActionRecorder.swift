@@ -10,7 +10,7 @@ import Sluice
 /// let recorder = ActionRecorder<Counter>()
 /// let store = Store(initialState: Counter(), reducer: reducer, middleware: [recorder.middleware])
 /// store.dispatch(Increment())
-/// #expect(recorder.contains(Increment.self))
+/// #expect(recorder.actions(of: Increment.self).count == 1)
 /// ```
 ///
 /// or attach to an existing store with ``init(recording:)``.
@@ -47,16 +47,6 @@ public final class ActionRecorder<State: Sendable>: Sendable {
   /// The recorded actions of type `A`, in order.
   public func actions<A: Action>(of type: A.Type) -> [A] {
     recorded.withLock { $0.compactMap { $0 as? A } }
-  }
-
-  /// Whether an action of type `A` was recorded.
-  public func contains<A: Action>(_ type: A.Type) -> Bool {
-    recorded.withLock { $0.contains { $0 is A } }
-  }
-
-  /// The number of recorded actions of type `A`.
-  public func count<A: Action>(of type: A.Type) -> Int {
-    actions(of: type).count
   }
 
   /// Forgets the recorded actions.

@@ -9,7 +9,7 @@ extension Loadable: CustomDumpReflectable {
   /// a `startedAt` or `finishedAt` that does not make two loadables differ.
   public var customDumpMirror: Mirror {
     var children: [Mirror.Child] = [(label: "status", value: status)]
-    if !isLoaded, let value { children.append((label: "kept", value: value)) }
+    if let kept = reflectedKept { children.append((label: "kept", value: kept)) }
     if !metadata.isEmpty { children.append((label: "metadata", value: metadata)) }
     return Mirror(self, children: children, displayStyle: .struct)
   }

@@ -14,7 +14,10 @@ import Sluice
 /// ```swift
 /// let clock = ManualClock()
 /// let effects = Effects<Search>()
-///   .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300), clock: clock)) { … }
+///   .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300))) { … }
+/// let store = Store(initialState: Search(), reducer: reducer, effects: effects) {
+///   $0.clock = clock  // the debounce waits on the store's clock
+/// }
 /// store.dispatch(QueryChanged(text: "sw"))
 /// await clock.advance(by: .milliseconds(300))   // the debounced effect runs now
 /// ```
@@ -47,6 +50,8 @@ public final class ManualClock: Clock, Sendable {
     /// Sleepers between their start and their registration, and those of them cancelled.
     var registering: Set<UInt64> = []
     var cancelled: Set<UInt64> = []
+    /// Sleepers woken whose task has not run since: ready, and waiting only for a thread.
+    var woken: Set<UInt64> = []
     var nextID: UInt64 = 0
   }
 
@@ -62,6 +67,10 @@ public final class ManualClock: Clock, Sendable {
   /// The number of tasks sleeping on the clock.
   public var sleeperCount: Int { dial.withLock { $0.sleepers.count } }
 
+  /// The number of sleepers woken whose task has not run since: a property run does not count
+  /// the time they wait for a thread on a busy machine as time in which nothing moves.
+  package var wakingCount: Int { dial.withLock { $0.woken.count } }
+
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     let id = dial.withLock { dial in
@@ -69,6 +78,7 @@ public final class ManualClock: Clock, Sendable {
       dial.registering.insert(dial.nextID)
       return dial.nextID
     }
+    defer { dial.withLock { _ = $0.woken.remove(id) } }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
@@ -105,6 +115,7 @@ public final class ManualClock: Clock, Sendable {
       let now = dial.current
       let due = dial.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
       dial.sleepers.removeAll { $0.deadline <= now }
+      dial.woken.formUnion(due.map(\.id))
       return due
     }
     for sleeper in due { sleeper.continuation.resume() }
@@ -128,6 +139,7 @@ public final class ManualClock: Clock, Sendable {
         return nil
       }
       let sleeper = dial.sleepers.remove(at: index)
+      dial.woken.insert(sleeper.id)
       if dial.current < sleeper.deadline { dial.current = sleeper.deadline }
       return sleeper
     }

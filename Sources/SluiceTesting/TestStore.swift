@@ -73,16 +73,38 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   private let location: TestLocation
 
   /// A test store over a new store (on its own dispatcher unless one is given).
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// let store = TestStore(initialState: Search(), reducer: reducer, effects: effects) {
+  ///   $0.searchClient = SearchClient(fetch: { _ in ["swift"] })  // a fake API
+  ///   $0.clock = clock
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - initialState: The state the store starts with.
+  ///   - dispatcher: The lane to join; a private one when `nil`.
+  ///   - reducer: How actions change the state.
+  ///   - middleware: Code run around the reducer, in order.
+  ///   - effects: Work started after actions are reduced.
+  ///   - fileID: The file failures of the end of the test are reported at; the caller's by
+  ///     default.
+  ///   - filePath: The full path of that file, for XCTest; the caller's by default.
+  ///   - line: The line those failures are reported at; the caller's by default.
+  ///   - column: The column those failures are reported at; the caller's by default.
+  ///   - dependencies: Sets what this test's effects read as `context.dependencies` (a fake
+  ///     API, a test clock); the defaults for what it does not set. Each test store has its own.
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
     middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
-    column: UInt = #column
+    column: UInt = #column, dependencies: (inout Dependencies) -> Void = { _ in }
   ) {
     self.init(
       Store(
         initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-        middleware: middleware, effects: effects),
+        middleware: middleware, effects: effects, dependencies: dependencies),
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
@@ -107,7 +129,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   deinit {
     if exhaustivity == .on { checkTheEnd() }
     recording?.cancel()
-    store.cancelAllEffects()
+    store.cancelEffects()
   }
 
   /// The store's current state.
@@ -178,7 +200,7 @@ public final class TestStore<State: Equatable & Sendable>: @unchecked Sendable {
   /// The end-of-test check no longer counts them, even one that ignores cancellation; what
   /// they dispatch once cancelled is dropped.
   public func skipInFlightEffects() {
-    store.cancelAllEffects()
+    store.cancelEffects()
   }
 
   /// Waits until no effect is in flight and what they dispatched was processed; fails when

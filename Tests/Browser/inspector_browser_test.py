@@ -73,6 +73,15 @@ return [...d.querySelectorAll('.diff-line')].map(l => ({
   old: 'old' in l.dataset ? l.dataset.old : null, new: 'new' in l.dataset ? l.dataset.new : null}));
 """
 
+# The log's cells that do not show all their text (the payload, the action and the cause, and
+# the parts of a cause that may shrink), among the newest rows.
+JS_CLIPPED = """
+const rows = [...document.querySelectorAll('#log .log-row')].slice(-100);
+return rows.flatMap(r => [...r.querySelectorAll('.c-type, .c-payload, .c-cause, .c-cause .effect-name, .c-cause .observer')]
+  .filter(c => c.scrollWidth > c.clientWidth)
+  .map(c => ({seq: r.dataset.seq, cell: c.className, text: c.textContent, scroll: c.scrollWidth, client: c.clientWidth})));
+"""
+
 # Opens the tree nodes along a path in one panel and returns the leaf's text, the node's
 # kind, or null while it is not rendered yet (opening a <details> renders its children on the
 # next task, so callers poll).
@@ -293,6 +302,18 @@ class InspectorTest:
         count_text = self.by_id("log-count").text
         assert re.search(r"\d", count_text), f"#log-count shows no count: {count_text!r}"
 
+    def check_columns_readable_at_1400(self):
+        """At 1400 px wide, the payload, action and cause cells show all their text."""
+        self.driver.set_window_size(1400, 900)
+        inner = self.js("return window.innerWidth")
+        if inner != 1400:  # the window's frame, if any, is not part of the page
+            self.driver.set_window_size(1400 + 1400 - inner, 900)
+        width = self.js("return window.innerWidth")
+        assert width == 1400, f"the page is {width} px wide, not 1400"
+        self.wait(lambda d: len(self.rows()) >= 5, "fewer than 5 rows in the log")
+        clipped = self.js(JS_CLIPPED)
+        assert not clipped, f"{len(clipped)} cells are cut at 1400 px, e.g. {clipped[:3]}"
+
     def check_diff(self):
         row = self.rows_with_changes()[-1]
         lines = self.select(row["seq"])
@@ -489,6 +510,7 @@ def main():
     test = InspectorTest(args)
     checks = [
         ("the log fills as actions are dispatched", test.check_log_fills),
+        ("at 1400 px the payload, action and cause columns are not cut", test.check_columns_readable_at_1400),
         ("selecting an action shows its diff", test.check_diff),
         ("'why did this update' shows a chain", test.check_why),
         ("'why' for an observer shows the steps that moved it", test.check_why_observer),

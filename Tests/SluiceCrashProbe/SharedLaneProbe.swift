@@ -59,7 +59,7 @@ enum SharedLaneProbe {
   /// The PostgreSQL engine at `url`; in a core-only build (`SLUICE_CORE_ONLY=1`), an error.
   static func postgresEngine(url: String) throws -> any SharedLogEngine {
     #if canImport(SluicePostgres)
-      try PostgresLogEngine(url: url)
+      try PostgresLogEngine(configuration: .init(url: url))
     #else
       struct WithoutPostgres: Error, CustomStringConvertible {
         var description: String { "this SluiceCrashProbe was built without SluicePostgres" }

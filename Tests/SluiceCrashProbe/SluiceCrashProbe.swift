@@ -40,7 +40,7 @@ struct SluiceCrashProbe: AsyncParsableCommand {
   var pauseMs = 0
 
   @Option(help: ArgumentHelp("With --shared-lane: the lane's name.", valueName: "name"))
-  var lane = SharedLane.defaultLane
+  var lane = "default"
 
   @Flag(help: "Run one node with its outbox in a file: <log> <outbox> <node> <count>.")
   var outbox = false

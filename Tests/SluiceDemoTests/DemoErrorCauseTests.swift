@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
 
 @testable import SluiceDemo
+@testable import SluiceSQLite
 
 /// Errors read as a sentence and its cause in words: no `SQLite error 26`, no
 /// `NSCocoaErrorDomain Code=513`.

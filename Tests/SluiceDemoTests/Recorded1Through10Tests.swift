@@ -56,7 +56,7 @@ import Testing
   await store.receive(SignInProgressed.self) {
     $0.progress = 1.0
   }
-  // #10 SignedIn, dispatched at Sluice/Effects+Load.swift:91, by the effect on SignIn of record 7
+  // #10 SignedIn, dispatched at Sluice/Effects+Load.swift:73, by the effect on SignIn of record 7
   await store.receive(SignedIn.self) {
     $0.profile = Loadable<Profile>.loaded(Profile(name: "Ada"))
   }

@@ -11,9 +11,8 @@
   struct TodoPostgresTests {
     /// The URL of a new database of the suite's server.
     static func newDatabase() async throws -> String {
-      let server = try PostgresServer.required
-      let configuration = try await server.makeDatabase()
-      return "postgres://\(PostgresServer.user)@127.0.0.1:\(server.port)/\(configuration.database)"
+      let configuration = try await PostgresServer.required.makeDatabase()
+      return "postgres://\(PostgresServer.user)@\(configuration.endpoint)"
     }
 
     @Test func fourAddsAtOnceKeepEveryTodoWithDistinctIds() async throws {

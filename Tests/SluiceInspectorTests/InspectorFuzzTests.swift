@@ -156,3 +156,56 @@ import Testing
     await inspector.stop()
   }
 }
+
+/// Commands are decoded by `JSONDecoder`: a Boolean is never a number, nor a number a Boolean,
+/// and every wrong argument is an error value naming it.
+@Suite struct InspectorCommandTests {
+  @Test(arguments: [
+    (#"{"id":true,"command":"ping"}"#, InspectorError.Code.malformed),
+    (#"{"id":1,"command":7}"#, .malformed),
+    (#"["command","ping"]"#, .malformed),
+    (#"{"command":"nope"}"#, .unknownCommand),
+    (#"{"command":"toggle","seq":3,"skip":1}"#, .badArgument),
+    (#"{"command":"toggle","seq":3,"skip":"true"}"#, .badArgument),
+    (#"{"command":"jump","seq":true}"#, .badArgument),
+    (#"{"command":"jump","seq":2.5}"#, .badArgument),
+    (#"{"command":"jump","seq":-1}"#, .badArgument),
+    (#"{"command":"jump","seq":9007199254740992}"#, .badArgument),
+    (#"{"command":"jump","seq":"3"}"#, .badArgument),
+    (#"{"command":"why","store":"s1"}"#, .badArgument),
+    (#"{"command":"exportTest","from":1}"#, .badArgument),
+  ])
+  func aMessageThatIsNotACommandIsAnError(text: String, code: InspectorError.Code) {
+    guard case .failure(let failure) = InspectorCommand.parse(text) else {
+      Issue.record("\(text) was read as a command")
+      return
+    }
+    #expect(failure.error.code == code)
+  }
+
+  @Test func argumentsAreReadWithTheirJSONTypes() throws {
+    func request(_ text: String) throws -> InspectorCommand.Request {
+      try InspectorCommand.parse(text).get().request
+    }
+    let command = try InspectorCommand.parse(
+      #"{"id":"a","command":"toggle","seq":3,"skip":true,"other":1}"#
+    ).get()
+    #expect(command.id == .string("a"))
+    #expect(command.request == .toggle(seq: 3, skip: true))
+    #expect(try request(#"{"command":"jump","seq":4.0}"#) == .jump(seq: 4))
+    #expect(try request(#"{"command":"apply"}"#) == .apply(seq: nil))
+    #expect(try request(#"{"command":"apply","seq":null}"#) == .apply(seq: nil))
+    #expect(
+      try request(#"{"command":"why","store":"s1","path":"a.b"}"#) == .why(store: "s1", path: "a.b")
+    )
+  }
+
+  @Test func aBadArgumentIsAnsweredWithTheCommandsId() {
+    guard case .failure(let failure) = InspectorCommand.parse(#"{"id":5,"command":"jump"}"#) else {
+      Issue.record("a jump without a record number was read as a command")
+      return
+    }
+    #expect(failure.id == .int(5))
+    #expect(failure.error == InspectorError(.badArgument, #""seq" must be a record number"#))
+  }
+}

@@ -329,8 +329,8 @@ import Testing
     let store = Store(initialState: TodoState(), reducer: todoReducer)
     let inspector = try await Inspector.start(
       store.dispatcher,
-      configuration: .init(redaction: Redaction(paths: ["TodoState.secret"], actions: [Login.self]))
-    )
+      configuration: .init(
+        redaction: .paths(["secret"], in: TodoState.self).union(.actions([Login.self]))))
     let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
     store.dispatch(Login(password: "swordfish"))
     store.dispatch(AddTodo(title: "visible"))
@@ -388,7 +388,7 @@ import Testing
   @Test func aRedactedKeyAlsoRedactsTheCaseOfThatName() async throws {
     let store = Store(initialState: Session(), reducer: Reducer<Session>())
     let inspector = try await Inspector.start(
-      store.dispatcher, configuration: .init(redaction: Redaction(keys: ["token"])))
+      store.dispatcher, configuration: .init(redaction: .keys(["token"])))
     let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
     client.send(["id": 1, "command": "export"])
     _ = try await client.reply(to: 1)

@@ -40,4 +40,44 @@ import Testing
     await inspector.stop()
     await lane.stop()
   }
+
+  /// Entries a node applies in one step of its lane (here, the three node "b" sent before node
+  /// "a" started) are each a record of their own, with the node that sent it as its cause.
+  @Test(.timeLimit(.minutes(10))) func eachEntryOfABatchIsARecordWithItsNode() async throws {
+    let engine = InMemoryLogEngine()
+    let actions = SharedActions().register(Add.self, as: "add")
+    let reducer = Reducer<[String]>().on(Add.self) { state, action in state.append(action.text) }
+    let other = try SharedLane(engine: engine, actions: actions, node: "b")
+    let otherStore = Store(initialState: [String](), dispatcher: other.dispatcher, reducer: reducer)
+    try await other.start()
+    for text in ["one", "two", "three"] { try await other.send(Add(text: text)) }
+    let lane = try SharedLane(engine: engine, actions: actions, node: "a")
+    let store = Store(initialState: [String](), dispatcher: lane.dispatcher, reducer: reducer)
+    let inspector = try await Inspector.start(lane.dispatcher)
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    try await lane.start()
+    try await lane.send(Add(text: "four"))
+    let records = { () -> [[String: Any]] in
+      client.messages.compactMap { InspectorConnection.parse($0)?["record"] as? [String: Any] }
+        .filter { ($0["action"] as? [String: Any])?["type"] as? String == "Add" }
+    }
+    _ = try await client.first {
+      let action = ($0["record"] as? [String: Any])?["action"] as? [String: Any]
+      return (action?["payload"] as? [String: Any])?["text"] as? String == "four"
+    }
+    let texts = records().map {
+      (($0["action"] as? [String: Any])?["payload"] as? [String: Any])?["text"] as? String
+    }
+    #expect(texts == ["one", "two", "three", "four"])
+    let nodes = records().map { ($0["cause"] as? [String: Any])?["node"] as? String }
+    #expect(nodes == ["b", "b", "b", "a"])
+    let kinds = Set(records().map { ($0["cause"] as? [String: Any])?["kind"] as? String })
+    #expect(kinds == ["log"])
+    #expect(store.state == ["one", "two", "three", "four"])
+    await client.close()
+    await inspector.stop()
+    await lane.stop()
+    await other.stop()
+    withExtendedLifetime(otherStore) {}
+  }
 }

@@ -34,8 +34,34 @@ let logAppReducer = Reducer<LogAppState>()
   .on(LogTokenRefreshed.self) { state, action in state.session?.token = action.token }
   .on(LogAccountAdded.self) { state, action in state.accounts.append(action.account) }
 
+/// A state whose encoding calls its token otherwise.
+struct LogRenamedSession: Codable, Equatable, Sendable {
+  var token = ""
+
+  enum CodingKeys: String, CodingKey { case token = "access_token" }
+}
+
+struct LogTokenSet: Action { let token: String }
+
 @Suite("Logging redaction")
 struct RedactionTests {
+  /// The middleware reads a state as the inspector does, by its properties: one `Redaction`
+  /// hides the same parts in both, whatever the state's `Encodable` conformance calls them.
+  @Test func aRedactedPropertyStaysHiddenWhenTheStatesEncodingRenamesIt() {
+    let recorder = LogRecorder()
+    let store = Store(
+      initialState: LogRenamedSession(),
+      reducer: Reducer<LogRenamedSession>().on(LogTokenSet.self) { state, action in
+        state.token = action.token
+      },
+      middleware: [.logging(to: recorder.logger(), redacting: ["token"])])
+
+    store.dispatch(LogTokenSet(token: "s3cr3t"))
+
+    #expect(recorder.records.first?.strings("sluice.changes") == ["token: <redacted> → <redacted>"])
+    #expect(!recorder.records.contains { LogRecorder.text(of: $0).contains("s3cr3t") })
+  }
+
   @Test func aRedactedPathNeverShowsItsValueInAnyRecord() {
     let recorder = LogRecorder()
     let store = Store(

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import PostgresNIO
-import SluicePostgres
 import Synchronization
+
+@testable import SluicePostgres
 
 /// A throwaway PostgreSQL server for the tests: a cluster made by `initdb` in a temporary
 /// folder, trusting every local connection, listening on 127.0.0.1 and a free port; stopped

@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
 import Sluice
-import SluicePostgres
 import Testing
+
+@testable import SluicePostgres
 
 /// What an engine is made from, and an engine with no server behind it.
 @Suite struct PostgresLogEngineConfigurationTests {
@@ -56,7 +57,7 @@ import Testing
   ])
   func anAddressThatIsNotAPostgresURLIsRejected(url: String) {
     #expect {
-      _ = try PostgresLogEngine(url: url)
+      _ = try PostgresLogEngine(configuration: .init(url: url))
     } throws: { error in
       (error as? PostgresLogError)?.kind == .invalidURL
     }

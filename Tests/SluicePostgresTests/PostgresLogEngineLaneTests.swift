@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
-import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import Testing
+
+@testable import Sluice
+@testable import SluicePostgres
 
 /// Many lanes in one database (issue 25): each lane its own gap-free order, head, dedup and
 /// snapshots; an origin sequence reused for another action is an error, never a silent loss;
@@ -44,7 +45,7 @@ struct PostgresLogEngineLaneTests {
     await #expect {
       _ = try await log.append([Self.record("a", 1)], to: lane)
     } throws: { error in
-      (error as? SharedLogError)?.kind == .invalidLaneName(lane)
+      (error as? SharedLaneError)?.kind == .invalidLaneName(lane)
     }
     await log.close()
   }
@@ -65,7 +66,7 @@ struct PostgresLogEngineLaneTests {
       ],
     ] {
       await #expect(
-        throws: SharedLogError(
+        throws: SharedLaneError(
           .originConflict(origin: "n", originSequence: 1, sequence: 1),
           operation: "append to the shared log")
       ) {
@@ -76,7 +77,7 @@ struct PostgresLogEngineLaneTests {
     await #expect {
       _ = try await log.append([Self.record("n", 5, "x"), Self.record("n", 5, "y")], to: "lane")
     } throws: { error in
-      if case .originConflict(origin: "n", originSequence: 5, _) = (error as? SharedLogError)?.kind
+      if case .originConflict(origin: "n", originSequence: 5, _) = (error as? SharedLaneError)?.kind
       {
         return true
       }
@@ -97,7 +98,7 @@ struct PostgresLogEngineLaneTests {
     let configuration = try await PostgresServer.required.makeDatabase()
     let first = PostgresLogEngine(configuration: configuration)
     let second = PostgresLogEngine(configuration: configuration)
-    let inUse = SharedLogError(
+    let inUse = SharedLaneError(
       .nodeInUse(node: "host-1", lane: "orders"), operation: "claim a node name")
     try await first.claimNode("host-1", of: "orders")
     await #expect(throws: inUse) { try await second.claimNode("host-1", of: "orders") }
@@ -153,16 +154,18 @@ struct PostgresLogEngineLaneTests {
     // The node's connections are cut, and it cannot connect again for a while: the server
     // releases its claim, and another node takes the name.
     try await server.execute("ALTER ROLE \(unescaped: appender.user) NOLOGIN", in: "postgres")
+    // `pg_terminate_backend` returns before the session ends and gives back its advisory
+    // locks, unless it waits for the end (60 s at most: a hang guard).
     try await server.execute(
       """
-      SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+      SELECT pg_terminate_backend(pid, 60000)::text FROM pg_stat_activity
       WHERE usename = \(appender.user)
       """, in: "postgres")
     try await taker.claimNode("n", of: "lane")
     try await server.execute("ALTER ROLE \(unescaped: appender.user) LOGIN", in: "postgres")
     // Connected again (the append asks for it at once), the node finds its name taken.
     await #expect(
-      throws: SharedLogError(
+      throws: SharedLaneError(
         .nodeInUse(node: "n", lane: "lane"), operation: "append to the shared log")
     ) {
       _ = try await node.append([Self.record("n", 2)], to: "lane")
@@ -192,7 +195,7 @@ struct PostgresLogEngineLaneTests {
     let other = PostgresLogEngine(
       configuration: server.configuration(database: configuration.database))
     await #expect(
-      throws: SharedLogError(.nodeInUse(node: "n", lane: "lane"), operation: "claim a node name")
+      throws: SharedLaneError(.nodeInUse(node: "n", lane: "lane"), operation: "claim a node name")
     ) {
       try await other.claimNode("n", of: "lane")
     }

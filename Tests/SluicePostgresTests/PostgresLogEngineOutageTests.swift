@@ -1,10 +1,11 @@
 import Foundation
 import PostgresNIO
 import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
+
+@testable import SluicePostgres
 
 /// A log engine whose connections are terminated, or whose server stops and starts again:
 /// errors are thrown values (within the engine's timeout, which

@@ -1,8 +1,9 @@
 import Foundation
-import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import Testing
+
+@testable import Sluice
+@testable import SluicePostgres
 
 /// The shared lane's snapshots in a PostgreSQL database: saved and read back byte for byte, the
 /// first one after an entry stays, and a database without the snapshot table has none.
@@ -29,7 +30,7 @@ struct PostgresLogEngineSnapshotTests {
     #expect(try await other.latestSnapshot() == Self.snapshot(20, "twenty"))
     #expect(try await other.snapshot(at: 15) == nil)
     #expect(try await other.latestSnapshot()?.hash == Self.snapshot(20, "twenty").hash)
-    await #expect(throws: SharedLogError(.numberOutOfRange(.max), operation: "use the shared log"))
+    await #expect(throws: SharedLaneError(.numberOutOfRange(.max), operation: "use the shared log"))
     {
       try await log.saveSnapshot(Self.snapshot(.max, "too far"))
     }

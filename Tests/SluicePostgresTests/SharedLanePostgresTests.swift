@@ -1,9 +1,10 @@
 import Foundation
 import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
+
+@testable import SluicePostgres
 
 /// Nodes of one shared lane, each with its own engine on one PostgreSQL database (as nodes on
 /// several machines would have): a node that starts later restores the newest snapshot, and

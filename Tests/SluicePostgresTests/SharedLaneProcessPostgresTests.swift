@@ -1,10 +1,11 @@
 import Foundation
 import PostgresNIO
 import Sluice
-import SluicePostgres
 import SluicePostgresTestSupport
 import SluiceTestSupport
 import Testing
+
+@testable import SluicePostgres
 
 #if canImport(Glibc)
   import Glibc
@@ -29,7 +30,7 @@ import Testing
 /// A server of its own: stopping it would break any test beside.
 @Suite(.requiresPostgres, .postgresServer)
 struct SharedLaneProcessPostgresTests {
-  static let lanes = [SharedLane.defaultLane, "room"]
+  static let lanes = ["default", "room"]
   /// Nodes per lane.
   static let nodes = 2
   static let count = 300

@@ -1,7 +1,8 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import Testing
+
+@testable import SluiceSQLite
 
 // The code of README.md's "Persistence" section (reformatted to 100 columns) in `run(in:)`,
 // with its `folder` (the README makes `./.sluice`) a temporary folder.
@@ -22,7 +23,7 @@ private struct ThemeChosen: Action { let theme: String }
         state.theme = action.theme
       },
       persistence: .sqlite("settings", in: database)
-        .version(2, migrations: PersistenceMigrations().from(1) { $0["fontSize"] = 14 }))
+        .version(2, migrations: [1: { $0["fontSize"] = 14 }]))
     settings.dispatch(ThemeChosen(theme: "dark"))
     try await settings.persistence?.flush()  // everything dispatched so far is durable
     return settings

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB  // Only to write rows SQLiteStorage never writes (a damaged or foreign table).
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 @Suite struct SQLiteBadDataTests {
   // MARK: - Records that are not the state

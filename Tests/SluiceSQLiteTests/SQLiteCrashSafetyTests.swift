@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 #if canImport(Glibc)
   import Glibc

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB  // Only to write rows the engine never writes.
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 /// Rows of the shared log that the engine did not write (a negative number, a NULL, another
 /// type, a number past the largest): a node stops before the entry with
@@ -59,7 +60,7 @@ import Testing
       [1, 2].map {
         SharedLogRecord(origin: "w", originSequence: $0, name: "test.add", payload: payload)
       },
-      to: SharedLane.defaultLane)
+      to: "default")
     let queue = try DatabaseQueue(path: path)
     try await queue.write { db in
       try db.execute(
@@ -145,7 +146,7 @@ import Testing
     }
     try queue.close()
     await #expect(throws: DatabaseError.self) {
-      _ = try await outbox.keptRecords(of: SharedLane.defaultLane)
+      _ = try await outbox.keptRecords(of: "default")
     }
     let lane = try SharedLane(
       engine: InMemoryLogEngine(), actions: Self.actions, node: "n", outbox: outbox)

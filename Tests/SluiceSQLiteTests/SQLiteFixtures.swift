@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 // Fixtures of the SQLite acceptance tests (prefixed `Sql`).
 
@@ -65,13 +66,14 @@ struct SqlPin: Action {}
 let sqlNoteV2Reducer = Reducer<SqlNoteV2>().on(SqlPin.self) { state, _ in state.pinned = true }
 
 /// v1 → v2: `name` becomes `title`, `pinned` appears.
-let sqlNoteMigrations = PersistenceMigrations()
-  .from(1) { state in
+let sqlNoteMigrations: [Int: PersistenceMigration] = [
+  1: { state in
     state["title"] = state["name"]
     state["name"] = nil
     state["pinned"] = false
-  }
-  .from(2) { state in state["tags"] = ["migrated"] }
+  },
+  2: { state in state["tags"] = ["migrated"] },
+]
 
 /// A record written straight into the table, as an older (or newer) version of the app would.
 func sqlRecord(_ key: String, version: Int, json: String) -> PersistedRecord {

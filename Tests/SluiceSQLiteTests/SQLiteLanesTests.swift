@@ -1,9 +1,10 @@
 import Foundation
 import GRDB  // Only to make a file as the version with one lane made it.
-import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import Sluice
+@testable import SluiceSQLite
 
 /// Many lanes in one SQLite file: each its own order, head, dedup and snapshots; a file of one
 /// lane migrated to the default lane; node names claimed per lane.
@@ -13,7 +14,7 @@ import Testing
   }
 
   /// Each lane of `engine` has its own order from 1, head, dedup and snapshots.
-  static func checkLanesAreSeparate(_ engine: some SharedSnapshotEngine) async throws {
+  static func checkLanesAreSeparate(_ engine: some SharedLogEngine) async throws {
     #expect(
       try await engine.append([record("n", 1, "a1"), record("n", 2, "a2")], to: "a") == [1, 2])
     // The same origin and origin sequence in another lane is another action.
@@ -35,7 +36,7 @@ import Testing
     #expect(try await engine.snapshot(of: "a", at: 1) == nil)
     for name in ["", String(repeating: "é", count: 101)] {
       await #expect(
-        throws: SharedLogError(.invalidLaneName(name), operation: "append to the shared log")
+        throws: SharedLaneError(.invalidLaneName(name), operation: "append to the shared log")
       ) {
         _ = try await engine.append([record("n", 9)], to: name)
       }
@@ -49,7 +50,7 @@ import Testing
   static func checkOriginConflicts(_ engine: some SharedLogEngine) async throws {
     #expect(try await engine.append([record("n", 1, "one")], to: "a") == [1])
     await #expect(
-      throws: SharedLogError(
+      throws: SharedLaneError(
         .originConflict(origin: "n", originSequence: 1, sequence: 1),
         operation: "append to the shared log")
     ) {
@@ -58,9 +59,9 @@ import Testing
     // Another name, same payload.
     let renamed = SharedLogRecord(
       origin: "n", originSequence: 1, name: "test.other", payload: Data("one".utf8))
-    await #expect(throws: SharedLogError.self) { _ = try await engine.append([renamed], to: "a") }
+    await #expect(throws: SharedLaneError.self) { _ = try await engine.append([renamed], to: "a") }
     // Within one batch.
-    await #expect(throws: SharedLogError.self) {
+    await #expect(throws: SharedLaneError.self) {
       _ = try await engine.append([record("m", 1, "x"), record("m", 1, "y")], to: "a")
     }
     #expect(try await engine.head(of: "a") == 1)
@@ -74,11 +75,11 @@ import Testing
   {
     try await first.claimNode("n", of: "a")
     await #expect(
-      throws: SharedLogError(.nodeInUse(node: "n", lane: "a"), operation: "claim a node name")
+      throws: SharedLaneError(.nodeInUse(node: "n", lane: "a"), operation: "claim a node name")
     ) {
       try await second.claimNode("n", of: "a")
     }
-    await #expect(throws: SharedLogError.self) { try await first.claimNode("n", of: "a") }
+    await #expect(throws: SharedLaneError.self) { try await first.claimNode("n", of: "a") }
     try await second.claimNode("n", of: "b")
     try await second.claimNode("m", of: "a")
     await first.releaseNode("n", of: "a")
@@ -116,7 +117,8 @@ import Testing
       engine: try SQLiteLogEngine(path: path), lane: "room", actions: actions, node: "host")
     try await first.start()
     await #expect(
-      throws: SharedLogError(.nodeInUse(node: "host", lane: "room"), operation: "claim a node name")
+      throws: SharedLaneError(
+        .nodeInUse(node: "host", lane: "room"), operation: "claim a node name")
     ) {
       try await second.start()
     }
@@ -151,7 +153,7 @@ import Testing
     }
     try queue.close()
     await #expect(throws: SQLiteStorageError.self) {
-      _ = try await SQLiteLogEngine(path: path, mode: .readOnly).head(of: SharedLane.defaultLane)
+      _ = try await SQLiteLogEngine(path: path, mode: .readOnly).head(of: "default")
     }
     // A reader's lane says so at once: another try would meet the same file (it retried
     // forever, as if the engine were down).
@@ -160,19 +162,19 @@ import Testing
       snapshotInterval: 0)
     await #expect(throws: SQLiteStorageError.self) { try await reader.start() }
     let engine = try SQLiteLogEngine(path: path)
-    #expect(try await engine.head(of: SharedLane.defaultLane) == 2)
+    #expect(try await engine.head(of: "default") == 2)
     #expect(
-      try await engine.entries(of: SharedLane.defaultLane, after: 0, limit: 10).map(\.record) == [
+      try await engine.entries(of: "default", after: 0, limit: 10).map(\.record) == [
         Self.record("o", 1), Self.record("o", 2, "1"),
       ])
-    #expect(try await engine.latestSnapshot(of: SharedLane.defaultLane) == snapshot)
+    #expect(try await engine.latestSnapshot(of: "default") == snapshot)
     #expect(
       try await engine.append(
-        [Self.record("o", 2, "1"), Self.record("o", 3)], to: SharedLane.defaultLane) == [2, 3])
+        [Self.record("o", 2, "1"), Self.record("o", 3)], to: "default") == [2, 3])
     #expect(try await engine.head(of: "other") == 0)
     // Opened again, the file is not migrated twice.
-    #expect(try await SQLiteLogEngine(path: path).head(of: SharedLane.defaultLane) == 3)
+    #expect(try await SQLiteLogEngine(path: path).head(of: "default") == 3)
     #expect(
-      try await SQLiteLogEngine(path: path, mode: .readOnly).head(of: SharedLane.defaultLane) == 3)
+      try await SQLiteLogEngine(path: path, mode: .readOnly).head(of: "default") == 3)
   }
 }

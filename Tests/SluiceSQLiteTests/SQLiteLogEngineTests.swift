@@ -1,10 +1,11 @@
 import Clocks
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Synchronization
 import Testing
+
+@testable import SluiceSQLite
 
 /// The shared log in an SQLite file: one gap-free order, one entry per origin and origin
 /// sequence, the same log for every connection to the file.
@@ -120,7 +121,7 @@ import Testing
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let log = try SQLiteLogEngine(path: folder.path("log.sqlite"))
-    await #expect(throws: SharedLogError(.numberOutOfRange(.max), operation: "use the shared log"))
+    await #expect(throws: SharedLaneError(.numberOutOfRange(.max), operation: "use the shared log"))
     {
       _ = try await log.append([Self.record("a", .max)], to: "default")
     }

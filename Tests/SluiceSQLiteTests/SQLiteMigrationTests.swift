@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 @Suite struct SQLiteMigrationTests {
   @Test func aVersion1RecordIsMigratedToVersion2OnRestore() async throws {
@@ -135,7 +136,7 @@ import Testing
     try database.write([
       PersistedRecord(key: "sluice.note", version: 1, data: bytes, updatedAt: Date())
     ])
-    let onlyFrom2 = PersistenceMigrations().from(2) { state in state["tags"] = [] }
+    let onlyFrom2: [Int: PersistenceMigration] = [2: { state in state["tags"] = [] }]
     let store = Store(
       initialState: SqlNoteV3(title: "initial"),
       persistence: .sqlite("note", in: database).version(3, migrations: onlyFrom2))
@@ -159,7 +160,7 @@ import Testing
     try database.write([
       PersistedRecord(key: "sluice.note", version: 1, data: bytes, updatedAt: Date())
     ])
-    let throwing = PersistenceMigrations().from(1) { _ in throw Refusal() }
+    let throwing: [Int: PersistenceMigration] = [1: { _ in throw Refusal() }]
     let store = Store(
       initialState: SqlNoteV2(title: "initial"),
       persistence: .sqlite("note", in: database).version(2, migrations: throwing))

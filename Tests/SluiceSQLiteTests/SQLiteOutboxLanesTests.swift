@@ -1,10 +1,11 @@
 import Foundation
 import GRDB  // Only to make a file as the version without lanes made it.
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Synchronization
 import Testing
+
+@testable import SluiceSQLite
 
 /// One outbox file shared by nodes named alike in different lanes: each lane's node sends only
 /// what was kept for its lane.
@@ -23,7 +24,9 @@ import Testing
       return try await inner.append(records, to: lane)
     }
 
-    func entries(of lane: String, after sequence: UInt64, limit: Int) async -> [SharedLogEntry] {
+    func entries(of lane: String, after sequence: UInt64, limit: Int) async
+      -> [(sequence: UInt64, record: SharedLogRecord)]
+    {
       await inner.entries(of: lane, after: sequence, limit: limit)
     }
 
@@ -39,6 +42,18 @@ import Testing
 
     func releaseNode(_ node: String, of lane: String) async {
       await inner.releaseNode(node, of: lane)
+    }
+
+    func latestSnapshot(of lane: String) async -> SharedSnapshot? {
+      await inner.latestSnapshot(of: lane)
+    }
+
+    func snapshot(of lane: String, at sequence: UInt64) async -> SharedSnapshot? {
+      await inner.snapshot(of: lane, at: sequence)
+    }
+
+    func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
+      try await inner.saveSnapshot(snapshot, to: lane)
     }
   }
 
@@ -103,7 +118,7 @@ import Testing
     let outbox = try SQLiteOutboxStore(path: path)
     let kept = SharedLogRecord(
       origin: "n", originSequence: 1, name: "test.add", payload: Data("{}".utf8))
-    #expect(try await outbox.keptRecords(of: SharedLane.defaultLane) == [kept])
+    #expect(try await outbox.keptRecords(of: "default") == [kept])
     #expect(try await outbox.keptRecords(of: "other").isEmpty)
   }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 #if canImport(Glibc)
   import Glibc

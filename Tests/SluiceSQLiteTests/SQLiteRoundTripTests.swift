@@ -1,9 +1,10 @@
 import Clocks
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 @Suite struct SQLiteRoundTripTests {
   @Test func roundTripThroughAFileAcrossRelaunches() async throws {

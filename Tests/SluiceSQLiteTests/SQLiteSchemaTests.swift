@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 /// The schema through GRDB's `DatabaseMigrator`: a new file records its migrations, a file made
 /// before the migrator keeps its records, a file a newer version migrated is refused.

@@ -1,7 +1,8 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import Testing
+
+@testable import SluiceSQLite
 
 private struct SqCounter: Codable, Equatable, Sendable {
   var value = 0

@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 #if canImport(Glibc)
   import Glibc
@@ -21,7 +22,7 @@ import Testing
 // acknowledged, and its nodes must end with the same digest of its log.
 
 @Suite struct SharedLaneProcessTests {
-  static let lanes = [SharedLane.defaultLane, "room"]
+  static let lanes = ["default", "room"]
   static let nodes = 2
   static let count = 250
   static let kills = 20

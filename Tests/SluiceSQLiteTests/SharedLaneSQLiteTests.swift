@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 /// Nodes of several shared lanes, each with its own connection to one SQLite file (as
 /// processes of one machine would have), reach in each lane the same states in that lane's
@@ -27,7 +28,7 @@ import Testing
     defer { folder.remove() }
     let path = folder.path("lanes.sqlite")
     var all: [LaneNodes] = []
-    for name in [SharedLane.defaultLane, "room-1", "room-2"] {
+    for name in ["default", "room-1", "room-2"] {
       var nodes = LaneNodes(name: name)
       for node in 0..<3 {
         let lane = try SharedLane(

@@ -1,8 +1,9 @@
 import Foundation
 import Sluice
-import SluiceSQLite
 import SluiceTestSupport
 import Testing
+
+@testable import SluiceSQLite
 
 // A shared lane's outbox in a file (issue 15: "the local outbox survives a crash"): a node
 // process (Tests/SluiceCrashProbe/OutboxProbe.swift) is killed with SIGKILL, while the log is
@@ -62,7 +63,7 @@ import Testing
     #expect(done, "the probe did not see its actions durable: \(run.stderr)")
     #expect(run.highest("durable") == 200)
     #expect(try await Self.indexes(of: 0, in: log).isEmpty)
-    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane)
+    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: "default")
     // The 200 appends, then the barrier of the probe's flush after `done`, if it got there.
     #expect(kept.filter { $0.name == "probe.append" }.map(\.originSequence) == Array(1...200))
 
@@ -70,7 +71,7 @@ import Testing
     try await Self.restart(node: 0, log: log, outbox: outbox)
     #expect(try await Self.indexes(of: 0, in: log) == Array(0..<200))
     #expect(
-      try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane).isEmpty)
+      try await SQLiteOutboxStore(path: outbox).keptRecords(of: "default").isEmpty)
   }
 
   @Test(.timeLimit(.minutes(10)))
@@ -100,7 +101,7 @@ import Testing
       #expect(
         indexes.count >= durable, "node \(node): durable \(durable), \(indexes.count) appended")
     }
-    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: SharedLane.defaultLane)
+    let kept = try await SQLiteOutboxStore(path: outbox).keptRecords(of: "default")
     #expect(kept.isEmpty)
     print("outbox: 8 nodes killed, \(killedMidway) before all their actions were durable")
   }

@@ -105,7 +105,7 @@ public final class SharedLaneProbeRun {
 
   /// The probe's appends in `lane` of `log`, in log order.
   public static func appends(
-    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane
+    in log: some SharedLogEngine, lane: String = "default"
   ) async throws -> [(node: Int, index: Int)] {
     return try await log.entries(of: lane, after: 0, limit: 1_000_000)
       .filter { $0.record.name == "probe.append" }
@@ -118,7 +118,7 @@ public final class SharedLaneProbeRun {
   /// Says so when `log` holds fewer of this node's appends than the run printed as acked (an
   /// acknowledged action was lost); `nil` otherwise. Call it once the run ended.
   public func lostAcknowledgement(
-    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane
+    in log: some SharedLogEngine, lane: String = "default"
   ) async throws -> String? {
     let acked = self.acked
     let inLog = try await Self.appends(in: log, lane: lane).filter { $0.node == node }.count
@@ -130,7 +130,7 @@ public final class SharedLaneProbeRun {
   /// the same digest, and the log runs from 1 to N with no gap and holds each node's appends
   /// once each, in order.
   public static func problems(
-    in log: some SharedLogEngine, lane: String = SharedLane.defaultLane,
+    in log: some SharedLogEngine, lane: String = "default",
     runs: [SharedLaneProbeRun], nodes: Int, count: Int
   ) async throws -> [String] {
     var found: [String] = []

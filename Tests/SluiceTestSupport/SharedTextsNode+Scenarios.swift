@@ -1,4 +1,4 @@
-import Sluice
+@testable import Sluice
 
 /// Scenarios of the shared lane's snapshots that every engine's tests run, each engine on its
 /// own storage: the scenario runs, and the test checks what it returns.
@@ -38,7 +38,7 @@ extension SharedTextsNode {
   /// - Parameter makeEngine: Opens the log; called once for each node and once for a look at
   ///   its snapshots.
   public static func startLater(
-    on makeEngine: () throws -> some SharedSnapshotEngine
+    on makeEngine: () throws -> some SharedLogEngine
   ) async throws -> LaterStart {
     let first = try SharedTextsNode(engine: try makeEngine(), name: "first", snapshotInterval: 50)
     try await first.lane.start()
@@ -68,7 +68,7 @@ extension SharedTextsNode {
   ///
   /// - Parameter makeEngine: Opens the log; called once for each node.
   public static func diverge(
-    on makeEngine: () throws -> some SharedSnapshotEngine
+    on makeEngine: () throws -> some SharedLogEngine
   ) async throws -> [UInt64?] {
     let a = try SharedTextsNode(engine: try makeEngine(), name: "a", snapshotInterval: 10)
     try await a.lane.start()

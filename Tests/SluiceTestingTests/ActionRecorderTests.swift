@@ -15,11 +15,11 @@ private struct Dropped: Action {}
     #expect(recorder.actions.count == 3)
     #expect(recorder.actions.first is Increment)
     #expect(recorder.actions.last is Increment)
-    #expect(recorder.contains(Increment.self))
-    #expect(recorder.contains(SetText.self))
-    #expect(!recorder.contains(Pong.self))
-    #expect(recorder.count(of: Increment.self) == 2)
-    #expect(recorder.count(of: Pong.self) == 0)
+    #expect(!recorder.actions(of: Increment.self).isEmpty)
+    #expect(!recorder.actions(of: SetText.self).isEmpty)
+    #expect(recorder.actions(of: Pong.self).isEmpty)
+    #expect(recorder.actions(of: Increment.self).count == 2)
+    #expect(recorder.actions(of: Pong.self).count == 0)
     #expect(recorder.actions(of: SetText.self).map(\.text) == ["a"])
     #expect(store.state.count == 2)
   }
@@ -38,15 +38,15 @@ private struct Dropped: Action {}
     let first = Store(
       initialState: Counter(), reducer: counterReducer, middleware: [recorder.middleware, drop])
     first.dispatch(Dropped())
-    #expect(recorder.count(of: Dropped.self) == 1)
+    #expect(recorder.actions(of: Dropped.self).count == 1)
 
     let late = ActionRecorder<Counter>()
     let second = Store(
       initialState: Counter(), reducer: counterReducer, middleware: [drop, late.middleware])
     second.dispatch(Dropped())
     second.dispatch(Increment())
-    #expect(late.count(of: Dropped.self) == 0)
-    #expect(late.count(of: Increment.self) == 1)
+    #expect(late.actions(of: Dropped.self).count == 0)
+    #expect(late.actions(of: Increment.self).count == 1)
   }
 
   @Test func recordsWhatEffectsDispatch() async {
@@ -57,7 +57,7 @@ private struct Dropped: Action {}
     store.dispatch(Burst())
     await store.settle()
     #expect(recorder.actions.count == 4)
-    #expect(recorder.contains(Burst.self))
+    #expect(!recorder.actions(of: Burst.self).isEmpty)
     #expect(recorder.actions(of: Pong.self) == [Pong(value: 3)])
   }
 
@@ -68,7 +68,7 @@ private struct Dropped: Action {}
     store.dispatch(SetText(text: "b"))
     store.dispatch(Ping(value: 5))  // no reducer handles it: the store still sees it
     #expect(recorder.actions.count == 2)
-    #expect(!recorder.contains(Increment.self))
+    #expect(recorder.actions(of: Increment.self).isEmpty)
     #expect(recorder.actions(of: SetText.self).map(\.text) == ["b"])
     #expect(recorder.actions(of: Ping.self).map(\.value) == [5])
   }
@@ -82,7 +82,7 @@ private struct Dropped: Action {}
       transaction.dispatch(Increment())
     }
     #expect(recorder.actions(of: TransactionCommitted.self).map(\.label) == ["edit"])
-    #expect(!recorder.contains(Increment.self))
+    #expect(recorder.actions(of: Increment.self).isEmpty)
     #expect(store.state.count == 2)
   }
 
@@ -92,9 +92,9 @@ private struct Dropped: Action {}
     store.dispatch(Increment())
     recorder.clear()
     #expect(recorder.actions.isEmpty)
-    #expect(!recorder.contains(Increment.self))
+    #expect(recorder.actions(of: Increment.self).isEmpty)
     store.dispatch(Increment())
-    #expect(recorder.count(of: Increment.self) == 1)
+    #expect(recorder.actions(of: Increment.self).count == 1)
   }
 
   @Test func stop() {
@@ -104,7 +104,7 @@ private struct Dropped: Action {}
     recorder.stop()
     store.dispatch(Increment())
     store.dispatch(Noop())
-    #expect(recorder.count(of: Increment.self) == 1)
+    #expect(recorder.actions(of: Increment.self).count == 1)
     #expect(recorder.actions.count == 1)
     recorder.stop()  // twice is fine
     #expect(store.state.count == 2)
@@ -116,14 +116,14 @@ private struct Dropped: Action {}
       initialState: Counter(), reducer: counterReducer, middleware: [recorder.middleware])
     recorder.stop()
     store.dispatch(Increment())
-    #expect(recorder.count(of: Increment.self) == 1)
+    #expect(recorder.actions(of: Increment.self).count == 1)
   }
 
   @Test func deinitializationStopsRecording() {
     let store = Store(initialState: Counter(), reducer: counterReducer)
     var recorder: ActionRecorder<Counter>? = ActionRecorder(recording: store)
     store.dispatch(Increment())
-    #expect(recorder?.count(of: Increment.self) == 1)
+    #expect(recorder?.actions(of: Increment.self).count == 1)
     recorder = nil
     store.dispatch(Increment())
     #expect(store.state.count == 2)

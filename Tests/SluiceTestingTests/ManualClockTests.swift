@@ -16,6 +16,30 @@ private final class SerialJobs: TaskExecutor, @unchecked Sendable {
   }
 }
 
+/// Keeps the jobs of the tasks that prefer it until ``runHeld()``: tasks that are ready to run
+/// and get no thread, as on a busy machine.
+private final class HeldJobs: TaskExecutor, @unchecked Sendable {
+  // @unchecked Sendable: `jobs` is touched only on `queue`.
+  private let queue = DispatchQueue(label: "ManualClockTests.held")
+  private var jobs: [UnownedJob] = []
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { self.jobs.append(job) }
+  }
+
+  /// Runs the jobs held so far.
+  func runHeld() async {
+    let executor = asUnownedTaskExecutor()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      queue.async {
+        while !self.jobs.isEmpty { self.jobs.removeFirst().runSynchronously(on: executor) }
+        done.resume()
+      }
+    }
+  }
+}
+
 private func at(_ offset: Duration) -> ManualClock.Instant { ManualClock.Instant(offset: offset) }
 
 @Suite struct ManualClockTests {
@@ -165,6 +189,28 @@ private func at(_ offset: Duration) -> ManualClock.Instant { ManualClock.Instant
     gate.open()
     await #expect(throws: CancellationError.self) { try await sleeper.value }
     #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aWokenSleeperCountsAsWakingUntilItsTaskRuns() async throws {
+    // A property run's settle must tell an effect waiting for a thread from one waiting on
+    // another clock.
+    let clock = ManualClock()
+    let jobs = HeldJobs()
+    let first = Task(executorPreference: jobs) { try await clock.sleep(until: at(.seconds(1))) }
+    let second = Task(executorPreference: jobs) { try await clock.sleep(until: at(.seconds(2))) }
+    await jobs.runHeld()
+    #expect(clock.sleeperCount == 2)
+    #expect(clock.wakingCount == 0)
+    #expect(clock.wakeNext(upTo: at(.seconds(2))))
+    #expect(clock.sleeperCount == 1)
+    #expect(clock.wakingCount == 1)
+    await clock.advance(by: .seconds(1))
+    #expect(clock.sleeperCount == 0)
+    #expect(clock.wakingCount == 2)
+    await jobs.runHeld()
+    try await first.value
+    try await second.value
+    #expect(clock.wakingCount == 0)
   }
 
   @Test func run() async throws {

@@ -35,7 +35,7 @@ private let profileEffects = Effects<Profile>()
     #expect(seen.values.first?.isLoading == true)
     await profile.settle()  // the effect ran, and ProfileLoaded was reduced
     #expect(profile.state.name.value == "Ada")
-    #expect(profile.state.name.isLoaded)
+    #expect(profile.state.name == .loaded("Ada"))
     #expect(seen.values.count == 2)
     subscription.cancel()
   }

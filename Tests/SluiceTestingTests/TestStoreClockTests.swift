@@ -61,7 +61,7 @@ private struct Bump: Action {}
   }
 
   @Test func aStoreOfTheFixturesRunsOnEitherClock() async {
-    // The fixtures take any `Clock<Duration>`; so does `EffectPolicy.debounce(for:clock:)`.
+    // The fixtures take any `Clock<Duration>`; so does a store's `Dependencies.clock`.
     func run(_ clock: some Clock<Duration>, advance: (Duration) async -> Void) async {
       let store = makeStore(clock: clock)
       await store.send(Query(text: "x")) { $0.text = "x" }

@@ -78,7 +78,7 @@ private func makeProbedStore(
       // The effect dispatches, then is cancelled and ends, within the grace of the deinit.
       store.willWaitForEffectsAtTheEnd = { [inner = store.store] in
         box.dispatch(Pong(value: 7))
-        inner.cancelAllEffects()
+        inner.cancelEffects()
       }
     } matching: { issue in
       let text = issue.comments.map(\.rawValue).joined(separator: "\n")

@@ -68,7 +68,8 @@ let counterReducer = Reducer<Counter>()
   .on(Waited.self) { state, _ in state.waiting = false }
 
 /// The effects of the fixtures, sleeping on `clock` (any clock: the deadlines of `Wait` and
-/// `Work` are offsets from its reading now); `Work` appends its deadline to `log`.
+/// `Work` are offsets from its reading now; `Query`'s debounce waits on the store's clock, which
+/// `makeStore(clock:log:initialState:)` sets to the same); `Work` appends its deadline to `log`.
 func counterEffects(
   clock: some Clock<Duration>, log: TestLog<Duration> = TestLog()
 ) -> Effects<Counter> {
@@ -84,7 +85,7 @@ func counterEffects(
       context.dispatch(SetText(text: "burst"))
       context.dispatch(Pong(value: 3))
     }
-    .on(Query.self, policy: .debounce(for: .milliseconds(300), clock: clock)) {
+    .on(Query.self, policy: .debounce(for: .milliseconds(300))) {
       action, context in
       context.dispatch(Results(text: action.text))
     }
@@ -114,7 +115,8 @@ func makeStore(
 ) -> TestStore<Counter> {
   TestStore(
     initialState: initialState, reducer: counterReducer,
-    effects: counterEffects(clock: clock, log: log))
+    effects: counterEffects(clock: clock, log: log)
+  ) { $0.clock = clock }
 }
 
 /// A thread-safe list.

@@ -15,6 +15,10 @@ enum ObservationCases {
     BenchCase(name: "extra.keypath.subscript_observers1000.one_changed") {
       cells(observers: 1_000)
     },
+    BenchCase(name: "extra.keypath.observers1.one_changed") { cells(observers: 1) },
+    BenchCase(name: "extra.select.observers1.one_changed") {
+      cells(observers: 1, selectors: true)
+    },
     BenchCase(name: "extra.keypath.observers10.one_changed") { cells(observers: 10) },
     BenchCase(name: "extra.keypath.observers100.one_changed") { cells(observers: 100) },
     BenchCase(name: "extra.bigstate.10k.whole_observer1") {

@@ -55,17 +55,17 @@
       let single = options.once ? min(options.iterations ?? 1_000, 1_000) : 1_000
       let results = measure("shared.postgres.append") { configuration, results in
         let log = PostgresLogEngine(configuration: configuration)
-        _ = try await log.head(of: SharedLane.defaultLane)  // Connects and creates the tables.
+        _ = try await log.head(of: "default")  // Connects and creates the tables.
         results.samples = try await SharedLaneCases.commitTimes(log, count: single)
         let nodes = (0..<4).map { _ in PostgresLogEngine(configuration: configuration) }
-        for node in nodes { _ = try await node.head(of: SharedLane.defaultLane) }
+        for node in nodes { _ = try await node.head(of: "default") }
         let began = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in
           for (index, node) in nodes.enumerated() {
             group.addTask {
               for number in 1...250 {
                 _ = try await node.append(
-                  [SharedLaneCases.record("node\(index)", number)], to: SharedLane.defaultLane)
+                  [SharedLaneCases.record("node\(index)", number)], to: "default")
               }
             }
           }
@@ -88,7 +88,7 @@
     static func batched(options: Options) -> Measurement {
       let results = measure("shared.postgres.batched") { configuration, results in
         let log = PostgresLogEngine(configuration: configuration)
-        _ = try await log.head(of: SharedLane.defaultLane)
+        _ = try await log.head(of: "default")
         results.rate = try await SharedLaneCases.batchedRate(log)
         await log.close()
 

@@ -98,7 +98,8 @@
           try await group.waitForAll()
         }
         let created = elapsedSeconds(since: began)
-        let database = configuration.database
+        // The endpoint reads `host:port/database`.
+        let database = String(configuration.endpoint.split(separator: "/").last ?? "")
         let start = usage(database)
         try await Task.sleep(for: .seconds(idleSeconds))
         let end = usage(database)

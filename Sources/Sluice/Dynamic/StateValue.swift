@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON-like value for the dynamic parts of a state: nested dictionaries and arrays whose keys
 /// are only known at run time (Flask's `FlaskDictRef`).
 ///
@@ -205,6 +207,20 @@ extension StateValue: Codable {
     case .array(let value): try container.encode(value)
     case .object(let value): try container.encode(value)
     }
+  }
+}
+
+extension Encodable {
+  /// The value as compact JSON text, keys sorted; a number JSON cannot hold (an infinity, NaN)
+  /// is written as text.
+  package var jsonText: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(
+      positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    // A value whose encoding throws is written `null`; a `StateValue`'s encoding cannot throw
+    // (its non-conforming numbers are written as text).
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
   }
 }
 

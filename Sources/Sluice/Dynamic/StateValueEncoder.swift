@@ -1,7 +1,12 @@
-/// Encodes any `Encodable` value straight into a ``StateValue`` tree, without a JSON round trip.
+/// Encodes any `Encodable` value straight into a ``StateValue`` tree, without a JSON round trip,
+/// named as the value's `encode(to:)` names its parts.
 ///
-/// Used by dotted-path reactions; public because it is useful on its own (inspecting, diffing or
-/// logging states).
+/// This is the tree dotted-path queries read: their paths follow the state's `Encodable`
+/// conformance (renamed keys, custom encodings, dictionaries whose keys appear later). Sluice's
+/// diagnostics (the inspector, SluiceLogging's middleware) read a value the other way this
+/// encoder has, by reflection: any value, no conformance needed, by its declared properties,
+/// with cycles cut, size limits, and redaction on the way, so that one `Redaction` path names
+/// the same part in a log and in the inspector.
 ///
 /// ```swift
 /// let tree = try StateValueEncoder().encode(appState)

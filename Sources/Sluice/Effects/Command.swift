@@ -3,14 +3,17 @@
 ///
 /// ```swift
 /// struct IncreaseCounter: Command {
-///   func execute(state: AppState, dispatch: Dispatch) {
-///     if state.counter < 10 { dispatch(CounterEvent.increase) }
+///   func execute(state: AppState, store: Store<AppState>) {
+///     if state.counter < 10 { store.dispatch(CounterEvent.increase) }
 ///   }
 /// }
 /// store.dispatch(IncreaseCounter())
 /// ```
 ///
-/// The command runs on the caller's thread, with the state as it is when the command starts.
+/// `store.dispatch(command)` runs the command at once, on the caller's thread, with the state as
+/// it is when the command starts; it returns when the command returns. A command does no
+/// asynchronous work itself: it dispatches an action, and an effect on that action
+/// (``Effects/on(_:policy:id:_:)``) does the work.
 public protocol Command<State>: Sendable {
   /// The state of the store the command runs against.
   associatedtype State: Sendable
@@ -19,48 +22,6 @@ public protocol Command<State>: Sendable {
   ///
   /// - Parameters:
   ///   - state: A snapshot of the store's state.
-  ///   - dispatch: Dispatches actions to the store's lane.
-  func execute(state: State, dispatch: Dispatch)
-}
-
-/// An asynchronous command: work that runs as a task, like an effect, with a state snapshot and
-/// an ``EffectContext``.
-///
-/// ```swift
-/// struct RefreshUser: AsyncCommand {
-///   let api: API
-///   func execute(state: Session, context: EffectContext<Session>) async throws {
-///     guard state.user != nil else { return }       // conditional dispatch
-///     context.dispatch(UserRefreshed(user: try await api.currentUser()))
-///   }
-/// }
-/// store.dispatch(RefreshUser(api: api))            // returns an EffectTask at once
-/// await store.settle()
-/// ```
-///
-/// The task is cancelled when the store ends (it is deinitialized; a registered store, when its
-/// dispatcher is); an error it throws is reported on the
-/// store's ``ErrorChannel``. ``Dispatcher/settle(file:line:)`` waits for it.
-public protocol AsyncCommand<State>: Sendable {
-  /// The state of the store the command runs against.
-  associatedtype State: Sendable
-
-  /// Runs the command.
-  ///
-  /// - Parameters:
-  ///   - state: A snapshot of the store's state when the command was dispatched.
-  ///   - context: The current state, dispatching and cancellation.
-  func execute(state: State, context: EffectContext<State>) async throws
-}
-
-/// Dispatches actions to a lane; what a ``Command`` gets.
-public struct Dispatch: Sendable {
-  let lane: Lane
-
-  /// Dispatches `action`, like ``Dispatcher/dispatch(_:mode:file:line:)``.
-  public func callAsFunction<A: Action>(
-    _ action: A, mode: DispatchMode = .sync, file: StaticString = #fileID, line: UInt = #line
-  ) {
-    lane.dispatch(action, mode: mode, file: file, line: line)
-  }
+  ///   - store: The store the command was dispatched to.
+  func execute(state: State, store: Store<State>)
 }

@@ -7,16 +7,23 @@ extension Dispatcher {
   /// ```swift
   /// dispatcher.addEffects(
   ///   Effects<Void>().on(LoggedOut.self) { _, context in
-  ///     try await api.revokeToken()
+  ///     try await context.dependencies.authClient.revokeToken()
   ///     context.dispatch(TokenRevoked())
   ///   })
   /// ```
+  ///
+  /// - Parameters:
+  ///   - effects: The effects.
+  ///   - dependencies: Sets what the effects read as ``EffectContext/dependencies``; the
+  ///     defaults (``DependencyKey/defaultValue``) for what it does not set.
   @discardableResult
-  public func addEffects(_ effects: Effects<Void>) -> Subscription {
+  public func addEffects(
+    _ effects: Effects<Void>, dependencies: (inout Dependencies) -> Void = { _ in }
+  ) -> Subscription {
     let group = EffectGroup()
     let registrations = effects.registrations(
       group: group, owner: nil, lane: lane, readState: {},
-      errors: ErrorSink(channels: [lane.errors]))
+      errors: ErrorSink(channels: [lane.errors]), dependencies: .made(by: dependencies))
     lane.rebuildRouting {
       registry.effectGroups.append(group)
       lane.effectRegistrations.append(contentsOf: registrations)
@@ -39,20 +46,17 @@ extension Dispatcher {
     await lane.settle(file: file, line: line)
   }
 
-  /// The number of effects and asynchronous commands in flight on this lane.
-  public var effectsInFlight: Int { lane.effects.inFlight }
+  /// The number of effects in flight on this lane; for tests (apps read
+  /// ``Store/effectsInFlight``).
+  package var effectsInFlight: Int { lane.effects.inFlight }
 
-  /// Cancels the effects running under `id` on this lane.
-  public func cancelEffects(id: EffectID) {
-    lane.effects.cancel(id: id)
+  /// Cancels the effects running under `id` on this lane, or every effect in flight on it when
+  /// `id` is `nil` (the default).
+  public func cancelEffects(id: EffectID? = nil) {
+    if let id { lane.effects.cancel(id: id) } else { lane.effects.cancelAll() }
   }
 
-  /// Cancels every effect and asynchronous command in flight on this lane.
-  public func cancelAllEffects() {
-    lane.effects.cancelAll()
-  }
-
-  /// Every error reported on this lane: by effects and commands of any store, and carried by
+  /// Every error reported on this lane: by effects and loads of any store, and carried by
   /// actions.
   public var errors: ErrorChannel { lane.errors }
 }

@@ -1,10 +1,11 @@
-/// What a running effect or asynchronous command can see and do: the store's current state,
+/// What a running effect can see and do: the store's current state, its dependencies,
 /// dispatching, and cooperative cancellation.
 ///
 /// ```swift
 /// Effects<Search>()
 ///   .on(QueryChanged.self, policy: .latest) { action, context in
-///     let items = try await api.search(action.text)   // cancelled when a newer query arrives
+///     // cancelled when a newer query arrives
+///     let items = try await context.dependencies.searchClient.fetch(action.text)
 ///     guard context.state.query == action.text else { return }
 ///     context.dispatch(ResultsLoaded(items: items))
 ///   }
@@ -19,6 +20,11 @@ public struct EffectContext<State: Sendable>: Sendable {
   let errors: ErrorSink
   let source: ErrorEvent.Source
   let trigger: (any Action)?
+
+  /// What the effect depends on: its store's ``Dependencies``, as given when the store was made
+  /// (a dispatcher's effects: those given to ``Dispatcher/addEffects(_:dependencies:)``). They
+  /// stay readable after the store went.
+  public let dependencies: Dependencies
 
   /// The store's state now (not when the effect started): read it again after each `await`.
   ///

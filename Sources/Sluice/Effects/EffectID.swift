@@ -6,7 +6,8 @@
 /// enum SearchEffect: Hashable { case query }
 /// let effects = Effects<SearchState>()
 ///   .on(QueryChanged.self, policy: .latest, id: EffectID(SearchEffect.query)) { action, context in
-///     context.dispatch(ResultsLoaded(items: try await api.search(action.text)))
+///     let items = try await context.dependencies.searchClient.fetch(action.text)
+///     context.dispatch(ResultsLoaded(items: items))
 ///   }
 ///   .cancel("search", on: SearchClosed.self)
 /// ```

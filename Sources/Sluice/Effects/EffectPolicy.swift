@@ -4,7 +4,8 @@
 /// ```swift
 /// Effects<SearchState>()
 ///   .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300))) { action, context in
-///     context.dispatch(ResultsLoaded(items: try await api.search(action.text)))
+///     let items = try await context.dependencies.searchClient.fetch(action.text)
+///     context.dispatch(ResultsLoaded(items: items))
 ///   }
 /// ```
 public struct EffectPolicy: Sendable, CustomStringConvertible {
@@ -13,14 +14,14 @@ public struct EffectPolicy: Sendable, CustomStringConvertible {
   }
 
   let kind: Kind
-  /// For a debounce: called when the action arrives (on the lane), it fixes the deadline and
-  /// returns the wait for it, which the effect's task runs first.
-  let makeDelay: (@Sendable () -> @Sendable () async throws -> Void)?
+  /// For a debounce: called with the store's clock when the action arrives (on the lane), it
+  /// fixes the deadline and returns the wait for it, which the effect's task runs first.
+  let makeDelay: (@Sendable (any Clock<Duration>) -> @Sendable () async throws -> Void)?
   private let label: String
 
   private init(
     _ kind: Kind, label: String,
-    makeDelay: (@Sendable () -> @Sendable () async throws -> Void)? = nil
+    makeDelay: (@Sendable (any Clock<Duration>) -> @Sendable () async throws -> Void)? = nil
   ) {
     self.kind = kind
     self.label = label
@@ -37,26 +38,29 @@ public struct EffectPolicy: Sendable, CustomStringConvertible {
   /// Ignores the action while a run is in flight (Mini-Swift's `guard !isRunning`).
   public static let dropWhileRunning = EffectPolicy(.dropWhileRunning, label: "dropWhileRunning")
 
-  /// Waits `duration` on `clock` before running; an action arriving meanwhile cancels the wait
-  /// (and a run in flight) and starts a new one. The deadline is fixed when the action is
-  /// reduced, so a test clock advanced right after a dispatch is deterministic.
-  public static func debounce<C: Clock>(for duration: C.Duration, clock: C) -> EffectPolicy {
-    EffectPolicy(.debounce, label: "debounce(\(duration))") {
-      let deadline = clock.now.advanced(by: duration)
-      return {
-        // A test clock may already be at the deadline, and some (swift-clocks' `TestClock`)
-        // suspend a sleep until their current time until they are advanced again.
-        try Task.checkCancellation()
-        guard clock.now < deadline else { return }
-        try await clock.sleep(until: deadline, tolerance: nil)
-      }
+  /// Waits `duration` before running; an action arriving meanwhile cancels the wait (and a run
+  /// in flight) and starts a new one. The wait is measured on the store's
+  /// ``Dependencies/clock`` (the continuous clock unless the store was given another; a test
+  /// gives a test clock). The deadline is fixed when the action is reduced, so a test clock
+  /// advanced right after a dispatch is deterministic.
+  public static func debounce(for duration: Duration) -> EffectPolicy {
+    EffectPolicy(.debounce, label: "debounce(\(duration))") { clock in
+      delay(for: duration, on: clock)
     }
   }
 
-  /// Waits `duration` on the continuous clock before running; see
-  /// ``debounce(for:clock:)``.
-  public static func debounce(for duration: Duration) -> EffectPolicy {
-    debounce(for: duration, clock: ContinuousClock())
+  /// Fixes the deadline `duration` from now on `clock`, and returns the wait for it.
+  private static func delay<C: Clock<Duration>>(
+    for duration: Duration, on clock: C
+  ) -> @Sendable () async throws -> Void {
+    let deadline = clock.now.advanced(by: duration)
+    return {
+      // A test clock may already be at the deadline, and some (swift-clocks' `TestClock`)
+      // suspend a sleep until their current time until they are advanced again.
+      try Task.checkCancellation()
+      guard clock.now < deadline else { return }
+      try await clock.sleep(until: deadline, tolerance: nil)
+    }
   }
 
   public var description: String { label }

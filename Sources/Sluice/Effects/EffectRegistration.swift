@@ -22,6 +22,8 @@ final class EffectRegistration: Sendable {
   let owner: AnyStoreCore?
   let errors: ErrorSink
   let source: ErrorEvent.Source
+  /// The clock of the owner's dependencies, which a debounce waits on.
+  let clock: any Clock<Duration>
   /// Makes the operation for one action (on the lane); `nil` when the action is not of the
   /// registration's type.
   let operation: @Sendable (any Action) -> (@Sendable () async throws -> Void)?
@@ -29,6 +31,7 @@ final class EffectRegistration: Sendable {
   init(
     actionType: ObjectIdentifier, key: Int, kind: Kind, group: EffectGroup,
     owner: AnyStoreCore?, errors: ErrorSink, source: ErrorEvent.Source,
+    clock: any Clock<Duration>,
     operation: @escaping @Sendable (any Action) -> (@Sendable () async throws -> Void)?
   ) {
     self.actionType = actionType
@@ -38,11 +41,12 @@ final class EffectRegistration: Sendable {
     self.owner = owner
     self.errors = errors
     self.source = source
+    self.clock = clock
     self.operation = operation
   }
 }
 
-/// The identity of one group of registrations (and of a store's commands): a number never
+/// The identity of one group of registrations (and of a store's loads): a number never
 /// reused, unlike an object's address.
 struct EffectGroup: Hashable, Sendable {
   private static let counter = Atomic<UInt64>(0)

@@ -20,11 +20,15 @@ final class EffectRuntime: @unchecked Sendable {
   /// Called once when no effect in flight is left that was not cancelled.
   private var activeEndedCallbacks: [@Sendable () -> Void] = []
   private var started = 0
+  /// The executor the effects' tasks prefer (`nil`: the global one); testing tools count the
+  /// jobs that wait for a thread or run on theirs.
+  private var executor: (any TaskExecutor)?
   /// Named ids, interned, so that policies compare integers on the dispatch path.
   private var keys: [EffectID: Int] = [:]
   private var nextKey = 0
   /// While an inspector is attached: the cause of what an effect started now dispatches.
-  private var inspectionCause: (@Sendable (ErrorEvent.Source) -> InspectionContext.EffectCause?)?
+  private var inspectionCause:
+    (@Sendable (ErrorEvent.Source, AnyStoreCore?) -> InspectionContext.EffectCause?)?
 
   /// The runtime whose effect the current task runs, if any.
   @TaskLocal static var current: ObjectIdentifier?
@@ -34,6 +38,9 @@ final class EffectRuntime: @unchecked Sendable {
 
   /// The number of effects in flight that were not cancelled.
   var activeCount: Int { lock.withLock { running.values.count { !$0.cancelled } } }
+
+  /// Runs the effects started from now on as tasks that prefer `executor`.
+  func prefer(_ executor: any TaskExecutor) { lock.withLock { self.executor = executor } }
 
   /// The number of effects ever started.
   var startedCount: Int { lock.withLock { started } }
@@ -60,7 +67,7 @@ final class EffectRuntime: @unchecked Sendable {
   /// Sets (or, with `nil`, clears) what gives the effects started from now on the cause of the
   /// actions they dispatch (see ``LaneInspector``).
   func setInspectionCause(
-    _ cause: (@Sendable (ErrorEvent.Source) -> InspectionContext.EffectCause?)?
+    _ cause: (@Sendable (ErrorEvent.Source, AnyStoreCore?) -> InspectionContext.EffectCause?)?
   ) {
     let replaced = lock.withLock {
       defer { inspectionCause = cause }
@@ -90,21 +97,18 @@ final class EffectRuntime: @unchecked Sendable {
       notifyIfNoActiveEffect()
     case .run(let policy):
       guard runs else { return }
-      lock.lock()
-      switch policy.kind {
-      case .every: break
-      case .latest, .debounce: cancelLocked { $0.key == key }
-      case .dropWhileRunning:
-        if running.values.contains(where: { $0.key == key && !$0.cancelled }) {
-          return lock.unlock()
-        }
+      if policy.kind == .dropWhileRunning,
+        lock.withLock({ running.values.contains { $0.key == key && !$0.cancelled } })
+      {
+        return
       }
-      lock.unlock()
-      guard let operation = registration.operation(action) else {
-        // The runs a policy cancelled are not replaced.
-        return notifyIfNoActiveEffect()
+      // An action the registration does not take (another case of an enum) leaves its runs
+      // alone, whatever the policy.
+      guard let operation = registration.operation(action) else { return }
+      if policy.kind == .latest || policy.kind == .debounce {
+        lock.withLock { cancelLocked { $0.key == key } }
       }
-      let delay = policy.makeDelay?()
+      let delay = policy.makeDelay?(registration.clock)
       let body: @Sendable () async throws -> Void
       if let delay {
         body = {
@@ -116,7 +120,8 @@ final class EffectRuntime: @unchecked Sendable {
         body = operation
       }
       start(
-        key: key, group: registration.group, errors: registration.errors,
+        key: key, group: registration.group, owner: registration.owner,
+        errors: registration.errors,
         source: registration.source, action: action, body)
     }
   }
@@ -125,17 +130,18 @@ final class EffectRuntime: @unchecked Sendable {
   /// cancelled.
   @discardableResult
   func start(
-    key: Int, group: EffectGroup?, errors: ErrorSink, source: ErrorEvent.Source,
-    action: (any Action)?, _ body: @escaping @Sendable () async throws -> Void
+    key: Int, group: EffectGroup?, owner: AnyStoreCore?, errors: ErrorSink,
+    source: ErrorEvent.Source, action: (any Action)?,
+    _ body: @escaping @Sendable () async throws -> Void
   ) -> EffectTask {
     lock.lock()
     let token = nextToken
     nextToken += 1
     started += 1
     running[token] = Running(token: token, key: key, group: group, source: source)
-    let cause = inspectionCause?(source)
+    let cause = inspectionCause?(source, owner)
     // Made under the lock, so the task cannot finish before it is recorded.
-    let task = Task { [id = ObjectIdentifier(self)] in
+    let task = Task(executorPreference: executor) { [id = ObjectIdentifier(self)] in
       do {
         if let cause {
           try await InspectionContext.$effectCause.withValue(cause) {

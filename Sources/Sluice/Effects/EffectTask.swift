@@ -1,4 +1,4 @@
-/// A handle on one running effect or asynchronous command.
+/// A handle on one running effect.
 ///
 /// Dropping the handle does not cancel the work; the work is cancelled with its store or
 /// dispatcher, or by ``cancel()``.

@@ -22,7 +22,7 @@
 ///   their effects when it commits; an aborted transaction starts none.
 /// - A store's effects follow its ``Middleware``: an action the store's middleware dropped starts
 ///   none of them; an action it replaced starts those of the replacement (with the replacement),
-///   not those of the original. The dispatcher's effects (``Dispatcher/addEffects(_:)``) follow
+///   not those of the original. The dispatcher's effects (``Dispatcher/addEffects(_:dependencies:)``) follow
 ///   the action as dispatched: they start unless some store's middleware dropped it and no store
 ///   took it (reduced it or a replacement of it). An error an action carries is reported by the
 ///   same rules: not on the channel of a store that dropped it, and not on the dispatcher's when
@@ -70,14 +70,23 @@ public struct Effects<State: Sendable>: Sendable {
     _ type: A.Type, policy: EffectPolicy = .every, id: EffectID? = nil,
     _ body: @escaping @Sendable (A, EffectContext<State>) async throws -> Void
   ) -> Effects {
+    on(type, where: { $0 }, policy: policy, id: id, body)
+  }
+
+  /// Adds an effect for the actions of type `A` from which `extract` takes a payload (an enum's
+  /// case); the others neither start it nor count for its policy.
+  func on<A: Action, Payload: Sendable>(
+    _ type: A.Type, where extract: @escaping @Sendable (A) -> Payload?, policy: EffectPolicy,
+    id: EffectID?, _ body: @escaping @Sendable (Payload, EffectContext<State>) async throws -> Void
+  ) -> Effects {
     var copy = self
     copy.specs.append(
       Spec(
         actionType: ObjectIdentifier(A.self), actionName: "\(A.self)", id: id,
         kind: .run(policy)
       ) { action, context in
-        guard let typed = action as? A else { return nil }
-        return { try await body(typed, context) }
+        guard let typed = action as? A, let payload = extract(typed) else { return nil }
+        return { try await body(payload, context) }
       })
     return copy
   }
@@ -99,22 +108,23 @@ public struct Effects<State: Sendable>: Sendable {
     return copy
   }
 
-  /// Binds the specs to a lane, a state and error channels, as one group of `owner` (`nil` for
-  /// the dispatcher).
+  /// Binds the specs to a lane, a state, error channels and dependencies, as one group of
+  /// `owner` (`nil` for the dispatcher).
   func registrations(
     group: EffectGroup, owner: AnyStoreCore?, lane: Lane,
-    readState: @escaping @Sendable () -> State, errors: ErrorSink
+    readState: @escaping @Sendable () -> State, errors: ErrorSink, dependencies: Dependencies
   ) -> [EffectRegistration] {
     specs.map { spec in
       let source = ErrorEvent.Source.effect(actionType: spec.actionName)
       return EffectRegistration(
         actionType: spec.actionType, key: lane.effects.key(for: spec.id), kind: spec.kind,
-        group: group, owner: owner, errors: errors, source: source
+        group: group, owner: owner, errors: errors, source: source, clock: dependencies.clock
       ) { action in
         spec.operation(
           action,
           EffectContext(
-            lane: lane, readState: readState, errors: errors, source: source, trigger: action))
+            lane: lane, readState: readState, errors: errors, source: source, trigger: action,
+            dependencies: dependencies))
       }
     }
   }

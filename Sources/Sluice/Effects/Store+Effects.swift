@@ -3,31 +3,36 @@ extension Store {
   /// cancelled; dropping the subscription does not end them).
   ///
   /// Effects usually come with the store, from
-  /// ``init(initialState:dispatcher:reducer:middleware:effects:)-lhdv``.
+  /// ``init(initialState:dispatcher:reducer:middleware:effects:dependencies:)-76mr9``. Their
+  /// context reads the store's ``Dependencies``.
   @discardableResult
   public func addEffects(_ effects: Effects<State>) -> Subscription {
-    let (group, registrations) = bind(effects)
+    let (group, registrations) = Self.bind(effects, to: core)
     core.lane.addEffects(registrations)
     return Subscription(cancelsOnDeinit: false) { [lane = core.lane] in
       lane.removeEffects(group: group)
     }
   }
 
-  /// The registrations of the effects given at init, for ``join(effects:)``.
-  func initialEffectRegistrations(_ effects: Effects<State>) -> [EffectRegistration] {
+  /// The registrations of the effects given at init, for ``join(effects:)`` and registered
+  /// stores (which attach `core` with them).
+  static func initialEffectRegistrations(
+    _ effects: Effects<State>, core: StoreCore<State>
+  ) -> [EffectRegistration] {
     guard effects.count > 0 else { return [] }
-    return bind(effects).registrations
+    return bind(effects, to: core).registrations
   }
 
-  /// Binds `effects` to this store as one group, removed when the store ends (see
+  /// Binds `effects` to the store of `core` as one group, removed when the store ends (see
   /// ``AnyStoreCore/retire()``).
-  private func bind(
-    _ effects: Effects<State>
+  private static func bind(
+    _ effects: Effects<State>, to core: StoreCore<State>
   ) -> (group: EffectGroup, registrations: [EffectRegistration]) {
     let group = EffectGroup()
-    let core = self.core
     let registrations = effects.registrations(
-      group: group, owner: core, lane: core.lane, readState: { core.state }, errors: errorSink)
+      group: group, owner: core, lane: core.lane, readState: { core.state },
+      errors: ErrorSink(channels: [core.errors, core.lane.errors]),
+      dependencies: core.dependencies)
     core.endOfStore.withLock {
       $0.append { [lane = core.lane] in lane.removeEffects(group: group) }
     }
@@ -37,7 +42,7 @@ extension Store {
   /// The channels an error of this store goes to.
   var errorSink: ErrorSink { ErrorSink(channels: [core.errors, core.lane.errors]) }
 
-  /// This store's errors: from its effects and commands, and carried by the actions it handles.
+  /// This store's errors: from its effects and loads, and carried by the actions it handles.
   public var errors: ErrorChannel { core.errors }
 
   /// Waits until no effect is in flight on this store's lane and everything they dispatched was
@@ -46,12 +51,18 @@ extension Store {
     await core.lane.settle(file: file, line: line)
   }
 
-  /// The number of effects and asynchronous commands in flight on this store's lane (a
-  /// cancelled one counts until it ends).
+  /// The number of effects in flight on this store's lane (a cancelled one counts until it
+  /// ends).
   public var effectsInFlight: Int { core.lane.effects.inFlight }
 
   /// The effects in flight on this store's lane that were not cancelled; for testing tools.
   package var activeEffectCount: Int { core.lane.effects.activeCount }
+
+  /// Runs the effects started on this store's lane from now on as tasks that prefer `executor`,
+  /// for testing tools that tell an effect waiting for a thread from one waiting on an event.
+  package func preferEffectExecutor(_ executor: any TaskExecutor) {
+    core.lane.effects.prefer(executor)
+  }
 
   /// Calls `body` once, as soon as no effect in flight on this store's lane is left that was not
   /// cancelled (at once when none is); for testing tools that must wait without awaiting.
@@ -63,62 +74,16 @@ extension Store {
   /// first; for testing tools' messages.
   package var activeEffectSources: [ErrorEvent.Source] { core.lane.effects.activeSources }
 
-  /// Cancels the effects running under `id` on this store's lane.
-  public func cancelEffects(id: EffectID) {
-    core.lane.effects.cancel(id: id)
-  }
-
-  /// Cancels every effect and asynchronous command in flight on this store's lane.
-  public func cancelAllEffects() {
-    core.lane.effects.cancelAll()
+  /// Cancels the effects running under `id` on this store's lane, or every effect in flight on
+  /// it when `id` is `nil` (the default).
+  public func cancelEffects(id: EffectID? = nil) {
+    if let id { core.lane.effects.cancel(id: id) } else { core.lane.effects.cancelAll() }
   }
 
   // MARK: - Commands
 
-  /// Runs a synchronous command with the current state; see ``Command``.
+  /// Runs a synchronous command with the current state, on the caller's thread; see ``Command``.
   public func dispatch<C: Command>(_ command: C) where C.State == State {
-    command.execute(state: state, dispatch: Dispatch(lane: core.lane))
-  }
-
-  /// Starts an asynchronous command as a task and returns at once; see ``AsyncCommand``.
-  @discardableResult
-  public func dispatch<C: AsyncCommand>(_ command: C) -> EffectTask where C.State == State {
-    let snapshot = state
-    return launch(source: .command("\(C.self)")) { context in
-      try await command.execute(state: snapshot, context: context)
-    }
-  }
-
-  /// Runs a synchronous thunk with the current state and a dispatch function.
-  ///
-  /// ```swift
-  /// store.execute { state, dispatch in
-  ///   if state.counter < 10 { dispatch(CounterEvent.increase) }
-  /// }
-  /// ```
-  public func execute(_ body: (State, Dispatch) -> Void) {
-    body(state, Dispatch(lane: core.lane))
-  }
-
-  /// Starts an asynchronous thunk as a task, like an ``AsyncCommand``.
-  @discardableResult
-  public func launch(
-    _ body: @escaping @Sendable (EffectContext<State>) async throws -> Void
-  ) -> EffectTask {
-    launch(source: .command("launch"), body)
-  }
-
-  func launch(
-    source: ErrorEvent.Source,
-    _ body: @escaping @Sendable (EffectContext<State>) async throws -> Void
-  ) -> EffectTask {
-    let core = self.core
-    let errors = errorSink
-    let context = EffectContext(
-      lane: core.lane, readState: { core.state }, errors: errors, source: source, trigger: nil)
-    return core.lane.effects.start(
-      key: core.lane.effects.key(for: nil), group: core.commandGroup, errors: errors,
-      source: source, action: nil
-    ) { try await body(context) }
+    command.execute(state: state, store: self)
   }
 }

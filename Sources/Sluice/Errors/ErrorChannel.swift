@@ -7,7 +7,7 @@
 /// store.errors.recent.last?.error
 /// ```
 ///
-/// A store's channel receives the errors of its effects and commands, and errors carried by
+/// A store's channel receives the errors of its effects and loads, and errors carried by
 /// actions it handles; the dispatcher's channel receives every error on its lane. The channel
 /// keeps the latest ``capacity`` events.
 public final class ErrorChannel: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An error that reached a store or dispatcher: thrown by an effect or a command, or carried
+/// An error that reached a store or dispatcher: thrown by an effect or a load, or carried
 /// by an action (see ``ErrorCarrying``).
 ///
 /// Errors are reported, never re-dispatched: an effect that keeps failing cannot start a loop.
@@ -9,7 +9,7 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
   public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// An effect that ran for an action of this type threw it, or reported it.
     case effect(actionType: String)
-    /// An asynchronous command of this type threw it.
+    /// Work the store ran outside an effect threw it; the string names the work.
     case command(String)
     /// An action of this type carried it (``ErrorCarrying``).
     case action(String)
@@ -39,8 +39,8 @@ public struct ErrorEvent: Sendable, CustomStringConvertible {
   /// When it was reported.
   public let date: Date
 
-  /// Creates an event.
-  public init(error: any Error, action: (any Action)?, source: Source, date: Date = Date()) {
+  /// Creates an event; Sluice makes the events its channels carry.
+  package init(error: any Error, action: (any Action)?, source: Source, date: Date = Date()) {
     self.error = error
     self.action = action
     self.source = source

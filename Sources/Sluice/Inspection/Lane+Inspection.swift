@@ -64,13 +64,15 @@ extension Lane {
     withExtendedLifetime(replaced) {}  // Released here, outside the lock.
     activeInspector = inspector
     inspector.attached(to: stores)
-    effects.setInspectionCause { [weak self] source in
+    effects.setInspectionCause { [weak self] source, owner in
       guard let self, self.isCurrentThreadDraining, let inspector = self.activeInspector else {
         return nil
       }
       return InspectionContext.EffectCause(
         lane: ObjectIdentifier(self), attachment: attachment,
-        cause: .effect(parent: inspector.currentStep(), effect: Lane.describeEffect(source)))
+        cause: .effect(
+          parent: inspector.currentStep(), effect: Lane.describeEffect(source),
+          store: owner?.inspectedStore.map { ObjectIdentifier($0) }))
     }
     return true
   }
@@ -96,16 +98,19 @@ extension Lane {
     self.inspector = nil
     storage.setShortcutOffLocked(false)
     isInspected.store(false, ordering: .relaxed)
-    let recorders = cores.compactMap { core in core.takeInspectionLocked().map { (core, $0) } }
+    let watchers = cores.compactMap { core in core.takeInspectionLocked().map { (core, $0) } }
     lock.unlock()
     activeInspector = nil
     effects.setInspectionCause(nil)
-    // Outside the lock: removing a recorder rebuilds the routing, which takes it.
-    for (core, recorder) in recorders { core.removeMiddleware(id: recorder) }
+    // Outside the lock: removing a watcher rebuilds the routing, which takes it.
+    for (core, watcher) in watchers {
+      watcher.cancel()
+      core.sweepObservers()
+    }
     _ = attached  // Released here, outside the lock.
   }
 
-  /// "on SignIn", "command Refresh": what started an effect, for its cause.
+  /// "on SignIn", "command load Profile": what started an effect, for its cause.
   static func describeEffect(_ source: ErrorEvent.Source) -> String {
     switch source {
     case .effect(let actionType): "on \(actionType)"

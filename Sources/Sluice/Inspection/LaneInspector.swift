@@ -24,8 +24,11 @@ package enum DispatchCause: Sendable, Hashable {
   /// a reaction or a transaction. `store` names the store whose observers were being called,
   /// when it was one.
   case lane(parent: UInt64, observerOf: String?)
-  /// By an effect that step `parent` started; `effect` describes it (`on SignIn`).
-  case effect(parent: UInt64, effect: String)
+  /// By an effect that step `parent` started; `effect` describes it (`on SignIn`), `store` is
+  /// the inspected store whose effect it is (`nil`: the dispatcher's).
+  case effect(parent: UInt64, effect: String, store: ObjectIdentifier?)
+  /// From a shared lane's log: an entry that node `node` sent, applied by this node.
+  case log(node: String)
 }
 
 /// An action's dispatch site and cause, carried with it from its dispatch to its step.
@@ -67,6 +70,8 @@ package protocol LaneInspector: AnyObject, Sendable {
     reduced: Bool, handled: Bool, replacement: (any Action)?)
   /// A store's state was replaced outside an action (``Store/reset()``, an inspector's apply).
   func storeReplaced(_ store: InspectedStore, before: any Sendable, after: any Sendable)
+  /// A store left the lane (it ended): the inspector may forget it.
+  func storeLeft(_ store: InspectedStore)
   /// The lane finished an item (an action with everything its stores did, or lane work).
   func itemEnded()
 }

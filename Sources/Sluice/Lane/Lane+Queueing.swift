@@ -84,12 +84,25 @@ extension Lane {
         + "None was dropped.", file: file, line: line)
   }
 
-  /// Waits until the main queue is below `maxQueueDepth` (``send(_:file:line:)``).
-  func waitForCapacity() async {
-    while !storage.peek({ $0.hasRoom }) {
-      await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-        if storage.withMachine({ $0.waitForCapacity(continuation) }) { continuation.resume() }
-      }
+  /// Waits until the main queue is below `maxQueueDepth` and reserves a place there for the
+  /// item ``send(_:file:line:)`` submits next (``submitReserved(_:_:file:line:)``), in one
+  /// transition: two senders never both take the last place.
+  func reserveRoom() async {
+    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+      if storage.withMachine({ $0.reserveRoom(orWait: continuation) }) { continuation.resume() }
     }
+  }
+
+  /// ``submit(_:bypass:completion:file:line:)`` of `send`'s item on a bounded lane, into the
+  /// place its sender reserved (``reserveRoom()``), in the same transition. `send` runs on no
+  /// lane's thread and not on a shared lane, so only the main path of `submit` applies.
+  func submitReserved(
+    _ work: QueuedWork, _ continuation: UnsafeContinuation<Void, Never>, file: StaticString,
+    line: UInt
+  ) {
+    var work = work
+    if isInspected.load(ordering: .relaxed) { work = inspected(work, file: file, line: line) }
+    let next = storage.withMachine { $0.submitReserved(work, completion: .resume(continuation)) }
+    carryOut(next)
   }
 }

@@ -83,7 +83,7 @@ extension Lane {
   func detach(_ core: AnyStoreCore) {
     let id = ObjectIdentifier(core)
     var forgotten: ForgottenRoutes?
-    let released = lock.withLock {
+    let (released, inspector, store) = lock.withLock {
       cores.removeAll { $0 === core }
       orderEdges.removeAll { $0.store == id || $0.after == id }
       let replaced = rebuildRoutingLocked()
@@ -94,10 +94,16 @@ extension Lane {
         if retired != nil { forgotten = forgetRoutes() }
         return retired
       }
-      return (replaced, retired)
+      return ((replaced, retired), self.inspector, core.inspectedStore)
     }
     // Released here, outside the lock: a core's deinit may take other locks.
     withExtendedLifetime((released, forgotten)) {}
+    if let inspector, let store {
+      // The attached inspector forgets the store, on the lane, after what is queued there.
+      perform(.query, .none) { [self] in
+        if activeInspector === inspector { inspector.storeLeft(store) }
+      }
+    }
   }
 
   /// The attached core with this identity, if any.

@@ -192,9 +192,14 @@ final class Lane: @unchecked Sendable {
   func send(_ action: any Action, file: StaticString, line: UInt) async {
     if isShared, let source = configuration.orderSource { return await source.send(action) }
     if performNow({ process(boxed: action) }) != nil { return }
-    if configuration.maxQueueDepth != nil { await waitForCapacity() }
+    guard configuration.maxQueueDepth != nil else {
+      return await withUnsafeContinuation {
+        submit(QueuedWork(boxed: action), completion: .resume($0), file: file, line: line)
+      }
+    }
+    await reserveRoom()
     await withUnsafeContinuation {
-      submit(QueuedWork(boxed: action), completion: .resume($0), file: file, line: line)
+      submitReserved(QueuedWork(boxed: action), $0, file: file, line: line)
     }
   }
 

@@ -15,8 +15,8 @@ extension LaneStateMachine {
     }
   }
 
-  /// Whether the main queue is below the bound, if any.
-  var hasRoom: Bool { maxQueueDepth.map { mainDepth < $0 } ?? true }
+  /// Whether the main queue is below the bound, if any, counting the places senders reserved.
+  var hasRoom: Bool { maxQueueDepth.map { mainDepth + reservedRoom < $0 } ?? true }
 
   /// Whether an item can run now.
   var hasRunnable: Bool { !bypass.isEmpty || (!main.isEmpty && locks.isEmpty) }

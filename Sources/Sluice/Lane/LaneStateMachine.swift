@@ -98,7 +98,10 @@ struct LaneStateMachine<Payload, Resumer, LockID: Hashable, Retiree> {
   /// The threads asleep until a ``Wake`` names them (see ``park(_:)``).
   private(set) var parked: Set<Seq> = []
   private(set) var drainer = Drainer.none
+  /// The senders waiting for room below `maxQueueDepth`, oldest first.
   var capacityWaiters: [Resumer] = []
+  /// The places below the bound senders reserved and have not submitted into yet.
+  var reservedRoom = 0
   /// Whether the main queue's excursion past the bound was reported (see ``takeOverflow()``).
   var overflowReported = false
   private(set) var nextSeq: Seq = 1

@@ -10,10 +10,13 @@
 ///   .on(LoadCounter.self, start: \.counter)
 ///   .on(CounterLoaded.self, complete: \.counter)
 /// let effects = Effects<TestState>()
-///   .load(LoadCounter.self, as: CounterLoaded.self) { request, _ in
-///     try await api.counter(request.counter)
+///   .load(LoadCounter.self, as: CounterLoaded.self) { request, context in
+///     try await context.dependencies.counterAPI.counter(request.counter)
 ///   }
 /// ```
+///
+/// A response that carries no value (Mini-Swift's `EmptyAction`) has the payload ``Done``:
+/// `struct VoucherActivated: CompletableAction { let result: Result<Done, LoadError> }`.
 ///
 /// A failed response carries its error (``ErrorCarrying``): dispatching it reports the error on
 /// the error channels of the stores that handle it and of the dispatcher, whoever dispatched it.
@@ -36,13 +39,6 @@ extension CompletableAction {
   }
 }
 
-/// A response that carries no value (Mini-Swift's `EmptyAction`): only success or failure.
-///
-/// ```swift
-/// struct VoucherActivated: EmptyAction { let result: Result<Done, LoadError> }
-/// ```
-public protocol EmptyAction: CompletableAction where Payload == Done {}
-
 /// A response carrying several results, one per key (Mini-Swift's `KeyedCompletableAction`),
 /// merged into a `[Key: Loadable<Payload>]` in the state.
 ///
@@ -53,7 +49,7 @@ public protocol EmptyAction: CompletableAction where Payload == Done {}
 /// let reducer = Reducer<Phonebook>().on(ContactsLoaded.self, complete: \.contactsByPhone)
 /// ```
 ///
-/// A response with failed keys carries one ``KeyedLoadFailure`` naming them (``ErrorCarrying``),
+/// A response with failed keys carries one error naming them (``ErrorCarrying``),
 /// reported on the error channels like a failed ``CompletableAction``.
 public protocol KeyedCompletableAction: ErrorCarrying {
   /// What the results are keyed by.
@@ -69,7 +65,8 @@ public protocol KeyedCompletableAction: ErrorCarrying {
 }
 
 extension KeyedCompletableAction {
-  /// A ``KeyedLoadFailure`` with the keys that failed, `nil` when every key succeeded.
+  /// One error naming the keys that failed (`"2 of the keyed loads failed: b, c"`), `nil` when
+  /// every key succeeded; each key's own error is in its result.
   public var error: (any Error)? {
     var failures: [Key: LoadError] = [:]
     for (key, result) in results {
@@ -79,19 +76,20 @@ extension KeyedCompletableAction {
   }
 }
 
-/// The failed keys of a ``KeyedCompletableAction``, reported as one error.
-public struct KeyedLoadFailure<Key: Hashable & Sendable>: Error, Sendable,
+/// The failed keys of a ``KeyedCompletableAction``, reported as one error (each key's error is
+/// also in the state, on its `Loadable`).
+struct KeyedLoadFailure<Key: Hashable & Sendable>: Error, Sendable,
   CustomStringConvertible
 {
   /// Each failed key and its error.
-  public let failures: [Key: LoadError]
+  let failures: [Key: LoadError]
 
   /// Creates the error for these failed keys.
-  public init(failures: [Key: LoadError]) {
+  init(failures: [Key: LoadError]) {
     self.failures = failures
   }
 
-  public var description: String {
+  var description: String {
     let keys = failures.keys.map { "\($0)" }.sorted()
     return "\(keys.count) of the keyed loads failed: \(keys.joined(separator: ", "))"
   }

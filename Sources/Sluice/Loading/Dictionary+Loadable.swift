@@ -15,7 +15,7 @@ extension Dictionary {
   ///   - results: A result per key.
   ///   - keepingValueOnFailure: When `true` (the default) a failed key keeps its latest value.
   ///   - date: When the loads finished.
-  public mutating func complete<Element, Failure: Error>(
+  mutating func complete<Element, Failure: Error>(
     with results: [Key: Result<Element, Failure>], keepingValueOnFailure: Bool = true,
     at date: Date = Date()
   ) where Value == Loadable<Element> {
@@ -25,7 +25,8 @@ extension Dictionary {
     }
   }
 
-  /// Completes the loads a keyed response carries; see ``complete(with:keepingValueOnFailure:at:)``.
+  /// Completes the loads a keyed response carries; other keys are left alone. A failed key keeps
+  /// its latest value when `keepingValueOnFailure` is `true` (the default).
   public mutating func complete<A: KeyedCompletableAction>(
     with action: A, keepingValueOnFailure: Bool = true, at date: Date = Date()
   ) where Key == A.Key, Value == Loadable<A.Payload> {
@@ -39,10 +40,5 @@ extension Dictionary {
       if case .loaded(let value) = loadable.status { loaded[key] = value }
     }
     return loaded
-  }
-
-  /// Whether any key is loading.
-  public func isAnyLoading<Element>() -> Bool where Value == Loadable<Element> {
-    values.contains { $0.isLoading }
   }
 }

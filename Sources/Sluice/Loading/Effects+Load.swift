@@ -61,24 +61,6 @@ extension Effects {
   }
 }
 
-extension Store {
-  /// Runs `operation` as an effect and dispatches a `Response` carrying its result (Mini-Swift's
-  /// `Single.dispatch(action:on:)`); returns at once.
-  ///
-  /// ```swift
-  /// store.load(CounterLoaded.self) { try await api.counter() }
-  /// ```
-  @discardableResult
-  public func load<Response: CompletableAction>(
-    _ response: Response.Type,
-    _ operation: @escaping @Sendable () async throws -> Response.Payload
-  ) -> EffectTask {
-    launch(source: .command("load \(Response.self)")) { context in
-      try await context.dispatchResult(Response.self, of: operation)
-    }
-  }
-}
-
 extension EffectContext {
   /// Runs `operation` and dispatches a `Response` carrying its result, unless the effect was
   /// cancelled meanwhile (then it throws `CancellationError` and dispatches nothing).

@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// The latest value survives a reload and a failure: ``value`` still returns it while
-/// ``isLoading`` or ``isFailed`` says it is stale, so a screen can keep showing it.
+/// ``isLoading`` or ``error`` says it is stale, so a screen can keep showing it.
 ///
 /// Two loadables are equal when their status, kept value and metadata are; timestamps are
 /// bookkeeping and do not take part (a status change always comes with them).
@@ -80,32 +80,12 @@ public struct Loadable<Value: Sendable>: Sendable {
 
   // MARK: - Reading
 
-  /// Whether nothing was asked for yet.
-  public var isIdle: Bool {
-    if case .idle = status { return true }
-    return false
-  }
-
-  /// Whether a load is in flight (Mini-Swift's `isOnProgress` / `isRunning`).
+  /// Whether a load is in flight (Mini-Swift's `isOnProgress` / `isRunning`); for the other
+  /// statuses, match ``status``.
   public var isLoading: Bool {
     if case .loading = status { return true }
     return false
   }
-
-  /// Whether the last load finished with a value.
-  public var isLoaded: Bool {
-    if case .loaded = status { return true }
-    return false
-  }
-
-  /// Whether the last load failed.
-  public var isFailed: Bool {
-    if case .failed = status { return true }
-    return false
-  }
-
-  /// Whether the load finished, with a value or an error.
-  public var isFinished: Bool { isLoaded || isFailed }
 
   /// The latest value: the loaded one, or the one kept while reloading or after a failure.
   public var value: Value? {
@@ -214,8 +194,8 @@ extension Loadable: CustomStringConvertible {
   }
 }
 
-/// The value of a load that produces none (Mini-Swift's `Task`, `EmptyAction`): `Loadable<Done>`
-/// is `Equatable`, where `Loadable<Void>` could not be.
+/// The value of a load that produces none (Mini-Swift's `Task`, and the payload of its
+/// `EmptyAction`): `Loadable<Done>` is `Equatable`, where `Loadable<Void>` could not be.
 public struct Done: Sendable, Hashable, CustomStringConvertible {
   /// The value.
   public init() {}

@@ -1,22 +1,12 @@
-/// A key for ``LoadableMetadata``: its type is the key, `Value` the type of what it holds.
+/// Extra facts a ``Loadable`` carries beside its status (Mini-Swift's dynamic properties on
+/// `Promise` and `Task`), keyed by their types: one value per type.
 ///
 /// ```swift
-/// enum CachedAt: LoadableMetadataKey { typealias Value = Date }
-/// extension LoadableMetadata {
-///   var cachedAt: Date? {
-///     get { self[CachedAt.self] }
-///     set { self[CachedAt.self] = newValue }
-///   }
-/// }
-/// state.contacts.metadata.cachedAt = Date()     // Mini-Swift's `promise.date = Date()`
+/// state.contacts.metadata[Date.self] = Date()     // Mini-Swift's `promise.date = Date()`
+/// let cachedAt: Date? = state.contacts.metadata[Date.self]
+/// struct ExpiresAt: Sendable, Equatable { var date: Date }   // a second date: its own type
+/// state.contacts.metadata[ExpiresAt.self] = ExpiresAt(date: tomorrow)
 /// ```
-public protocol LoadableMetadataKey {
-  /// What the key holds: any `Sendable` value.
-  associatedtype Value: Sendable
-}
-
-/// Extra facts a ``Loadable`` carries beside its status (Mini-Swift's dynamic properties on
-/// `Promise` and `Task`), under typed keys.
 ///
 /// Metadata takes part in the loadable's equality: values of an `Equatable` type compare by
 /// value; others compare equal only to themselves (the same assignment, copied), so setting one
@@ -34,17 +24,17 @@ public struct LoadableMetadata: Sendable, Equatable {
   /// Empty metadata.
   public init() {}
 
-  /// Whether no key has a value.
+  /// Whether it holds no value.
   public var isEmpty: Bool { entries.isEmpty }
 
-  /// The value under `key`, or `nil`; assign `nil` to remove it.
-  public subscript<Key: LoadableMetadataKey>(key: Key.Type) -> Key.Value? {
-    get { entries[ObjectIdentifier(key)]?.value as? Key.Value }
+  /// The value of type `Value`, or `nil`; assign `nil` to remove it.
+  public subscript<Value: Sendable>(type: Value.Type) -> Value? {
+    get { entries[ObjectIdentifier(type)]?.value as? Value }
     set {
       if let newValue {
-        entries[ObjectIdentifier(key)] = Entry(value: newValue, stamp: Stamp())
+        entries[ObjectIdentifier(type)] = Entry(value: newValue, stamp: Stamp())
       } else {
-        entries.removeValue(forKey: ObjectIdentifier(key))
+        entries.removeValue(forKey: ObjectIdentifier(type))
       }
     }
   }

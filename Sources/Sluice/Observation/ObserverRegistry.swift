@@ -89,13 +89,10 @@ final class PathObserver<State: Sendable, Value: Equatable & Sendable>: AnyObser
   @usableFromInline let sink: Sink<Change<Value>>
 
   /// An observer of `group`'s value, called through the group's ``ValueGroup/fireMember``.
-  init(
-    order: Int, group: ValueGroup<State, Value>, sink: Sink<Change<Value>>,
-    ownerGone: (@Sendable () -> Bool)?
-  ) {
+  init(order: Int, group: ValueGroup<State, Value>, sink: Sink<Change<Value>>) {
     cell = group.cell
     self.sink = sink
-    super.init(order: order, gate: sink.gate, ownerGone: ownerGone, fire: group.fireMember)
+    super.init(order: order, gate: sink.gate, ownerGone: nil, fire: group.fireMember)
   }
 }
 
@@ -289,6 +286,8 @@ struct ObserverRegistry<State: Sendable> {
   /// The groups whose value is a narrower word (a `Bool`, an `Int32`…).
   @usableFromInline var narrowSlots: [WordSlot<State>] = []
   var groupByPath: [AnyKeyPath: AnyPathGroup<State>] = [:]
+  /// Whether a key path read through the key-path runtime was reported (once per store).
+  var reportedSlowKeyPath = false
   @usableFromInline var nextOrder = 0
 
   @usableFromInline init() {}

@@ -68,17 +68,4 @@ extension Store {
       MainActor.assumeIsolated { body(owner, state) }
     }
   }
-
-  /// Calls `body`, isolated to the main actor, with `owner` and each change of the value at
-  /// `path`, for as long as `owner` lives.
-  @discardableResult
-  public func observe<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
-    _ path: KeyPath<State, Value> & Sendable, owner: Owner, on delivery: MainActorDelivery,
-    from start: ObservationStart = .currentValue,
-    _ body: @escaping @MainActor @Sendable (Owner, Change<Value>) -> Void
-  ) -> Subscription {
-    observe(path, owner: owner, on: Delivery.mainActor, from: start) { owner, change in
-      MainActor.assumeIsolated { body(owner, change) }
-    }
-  }
 }

@@ -35,7 +35,11 @@ extension Store {
   /// Calls `body` with the old and new value whenever the value at `path` changes.
   ///
   /// Observers of one path share one comparison per action, so the cost of an action does not
-  /// grow with the number of observers of other paths, nor with the size of the state.
+  /// grow with the number of observers of other paths, nor with the size of the state. Name
+  /// stored properties: a path through a subscript or a computed property is read by the
+  /// key-path runtime, some 2,000 instructions per action, and the first such path of a store
+  /// is reported as ``ReportedIssue/Kind/slowKeyPath``; observe those values with
+  /// ``observe(_:on:from:_:)-(StateSelector<State,Value>,_,_,_)``.
   ///
   /// Called from code running on the store's lane (a reducer, a middleware, an observer…), the
   /// registration takes effect right after the current step, as for ``observe(on:from:_:)-(Delivery,_,_)``:
@@ -62,7 +66,7 @@ extension Store {
   ) -> Subscription {
     addPathObserver(
       sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
-      delivery: delivery, start: start, ownerGone: nil, body: body)
+      delivery: delivery, start: start, body: body)
   }
 
   /// Calls `body` with the old and new value whenever the value `selector` reads out of the
@@ -97,14 +101,15 @@ extension Store {
     let read = selector.read
     return addPathObserver(
       sharing: nil, read: read, makeGroup: { SelectGroup(select: read, current: $0) },
-      delivery: delivery, start: start, ownerGone: nil, body: body)
+      delivery: delivery, start: start, body: body)
   }
 
   /// Calls `body` with `owner` and the state after every change, for as long as `owner` lives.
   ///
   /// The store holds `owner` weakly and removes the observer once `owner` is gone, so there is
   /// nothing to keep or cancel (JBFlux's `registerObject:forChangeEvents:`). The returned
-  /// subscription can still cancel it early; dropping it does not.
+  /// subscription can still cancel it early; dropping it does not. To follow one value for as
+  /// long as an owner lives, query it in ``react(owner:_:)``: `reaction.on(\.value) { … }`.
   @discardableResult @_disfavoredOverload
   public func observe<Owner: AnyObject & Sendable>(
     owner: Owner, on delivery: Delivery = .synchronous,
@@ -119,24 +124,6 @@ extension Store {
       }, start: start, ownerGone: { [weak owner] in owner == nil })
   }
 
-  /// Calls `body` with `owner` and each change of the value at `path`, for as long as `owner`
-  /// lives. See ``observe(owner:on:from:_:)-(_,Delivery,_,_)``.
-  @inlinable @discardableResult @_disfavoredOverload
-  public func observe<Owner: AnyObject & Sendable, Value: Equatable & Sendable>(
-    _ path: KeyPath<State, Value> & Sendable, owner: Owner,
-    on delivery: Delivery = .synchronous, from start: ObservationStart = .currentValue,
-    _ body: @escaping @Sendable (Owner, Change<Value>) -> Void
-  ) -> Subscription {
-    let gate = Gate()
-    return addPathObserver(
-      sharing: path, read: { $0[keyPath: path] }, makeGroup: { PathGroup(path: path, current: $0) },
-      delivery: delivery, start: start, ownerGone: { [weak owner] in owner == nil }, gate: gate,
-      body: { [weak owner] change in
-        guard let owner else { return gate.cancelForGoneOwner() }
-        body(owner, change)
-      })
-  }
-
   /// Calls `body` with every action that reaches this store's lane and the state before it was
   /// reduced (Unicore's `onAction`). Meant for debugging; not called on subscription.
   ///
@@ -145,37 +132,20 @@ extension Store {
     on delivery: Delivery = .synchronous,
     _ body: @escaping @Sendable (_ action: any Action, _ stateBefore: State) -> Void
   ) -> Subscription {
-    let sink = Sink<ActionEvent<State>>(delivery: delivery) { event in
-      body(event.action, event.stateBefore)
+    watch(.willStep, on: delivery) { event in
+      if case .willStep(let action, let before) = event { body(action, before) }
     }
-    let core = self.core
-    core.lane.perform {
-      guard !sink.gate.isCancelled else { return }
-      core.taps.append(sink)
-      core.extras.wrappingAdd(1, ordering: .relaxed)
-      core.lane.rebuildRouting()
-    }
-    return subscription(for: sink.gate, cancelsOnDeinit: true)
   }
 
   /// Adds middleware after the existing ones; cancel the subscription to remove it.
   public func use(_ middleware: Middleware<State>) -> Subscription {
-    addExtra { core, id in core.middleware.append((id: id, middleware: middleware)) }
-  }
-
-  /// Registers, through the lane, something that makes the store see every action (middleware,
-  /// a recorder) under a new id; the subscription removes it with `removeMiddleware(id:)`.
-  func addExtra(
-    _ install: @escaping @Sendable (StoreCore<State>, _ id: Int) -> Void
-  ) -> Subscription {
     let core = self.core
     let id = Guarded<Int?>(nil)
     core.lane.perform {
       let assigned = core.nextMiddlewareID
       core.nextMiddlewareID += 1
-      install(core, assigned)
-      core.extras.wrappingAdd(1, ordering: .relaxed)
-      core.lane.rebuildRouting()
+      core.middleware.append((id: assigned, middleware: middleware))
+      if core.extrasChanged() { core.lane.rebuildRouting() }
       id.withLock { $0 = assigned }
     }
     // The lane and the core's identity, not the core: a weak reference would give the core a
@@ -217,19 +187,20 @@ extension Store {
     return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
   }
 
-  /// Registers a key-path observer. `makeGroup` comes from inlinable code, so a new group's
-  /// comparison is specialized for the concrete state and value types.
   /// Registers an observer of a value read out of the state: in the group of the observers of
-  /// `path` (made when there is none), or, with no path, in a group of its own.
+  /// `path` (made when there is none), or, with no path, in a group of its own. `makeGroup`
+  /// comes from inlinable code, so a new group's comparison is specialized for the concrete
+  /// state and value types. The first path of the store that is not made of stored properties
+  /// only is reported as ``ReportedIssue/Kind/slowKeyPath``.
   @usableFromInline
   func addPathObserver<Value: Equatable & Sendable>(
     sharing path: (KeyPath<State, Value> & Sendable)?,
     read: @escaping @Sendable (State) -> Value,
     makeGroup: @escaping @Sendable (Value) -> ValueGroup<State, Value>,
-    delivery: Delivery, start: ObservationStart, ownerGone: (@Sendable () -> Bool)?,
-    gate: Gate = Gate(), body: @escaping @Sendable (Change<Value>) -> Void
+    delivery: Delivery, start: ObservationStart,
+    body: @escaping @Sendable (Change<Value>) -> Void
   ) -> Subscription {
-    let sink = Sink<Change<Value>>(delivery: delivery, gate: gate, body: body)
+    let sink = Sink<Change<Value>>(delivery: delivery, body: body)
     let core = self.core
     registerObserver {
       guard !sink.gate.isCancelled else { return }
@@ -238,11 +209,22 @@ extension Store {
         group = existing
       } else {
         group = makeGroup(read(core.current))
-        if let path { core.registry.groupByPath[path] = group }
+        if let path {
+          core.registry.groupByPath[path] = group
+          if MemoryLayout<State>.offset(of: path) == nil, !core.registry.reportedSlowKeyPath {
+            core.registry.reportedSlowKeyPath = true
+            core.lane.report(
+              .slowKeyPath,
+              "Store<\(State.self)>: the observed key path \(path) goes through a subscript, "
+                + "a computed property or an optional, so Swift's key-path runtime reads it "
+                + "after every action (some 2,000 instructions); observe(.select { $0… }) "
+                + "reads the same value with code compiled with yours (reported once per store).")
+          }
+        }
         core.registry.groups.append(group)
       }
       let observer = PathObserver<State, Value>(
-        order: core.registry.takeOrder(), group: group, sink: sink, ownerGone: ownerGone)
+        order: core.registry.takeOrder(), group: group, sink: sink)
       group.members.append(observer)
       core.registryChanged()
       if start == .currentValue {
@@ -251,7 +233,7 @@ extension Store {
         sink.send(Change(old: value, new: value))
       }
     }
-    return subscription(for: sink.gate, cancelsOnDeinit: ownerGone == nil)
+    return subscription(for: sink.gate, cancelsOnDeinit: true)
   }
 
   /// Runs the registration of an observer on the lane.

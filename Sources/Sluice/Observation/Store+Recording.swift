@@ -5,7 +5,26 @@ extension Store {
   ///
   /// The recorder is in place when this returns (it is registered through the lane).
   package func record(_ body: @escaping @Sendable (StepRecord<State>) -> Void) -> Subscription {
-    addExtra { core, id in core.recorders.append((id: id, body: body)) }
+    watch(.stepped) { event in
+      if case .stepped(let step) = event { body(step) }
+    }
+  }
+
+  /// Registers a watcher of the store's steps (see ``StepEvent``): `body` receives the events
+  /// of `kind`, where `delivery` says, until the subscription is cancelled or deinitialized.
+  /// Registered as lane work (``Lane/perform(_:_:_:)``): at once when called from the lane.
+  func watch(
+    _ kind: StepEvent<State>.Kind, on delivery: Delivery = .synchronous,
+    _ body: @escaping @Sendable (StepEvent<State>) -> Void
+  ) -> Subscription {
+    let sink = Sink(delivery: delivery, body: body)
+    let core = self.core
+    core.lane.perform {
+      guard !sink.gate.isCancelled else { return }
+      core.watchers.append((kind, sink))
+      if core.extrasChanged() { core.lane.rebuildRouting() }
+    }
+    return subscription(for: sink.gate, cancelsOnDeinit: true)
   }
 
   /// Resumes once everything queued on the lane so far was processed.

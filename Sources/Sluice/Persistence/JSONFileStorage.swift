@@ -12,21 +12,16 @@ import Foundation
 /// each write goes to a temporary file in the same directory, is flushed to disk (`fsync`),
 /// then renamed over the old file, and the directory is flushed too. A crash leaves either
 /// the old file or the new one, never half of one.
-public struct JSONFileStorage: PersistenceStorage, EnvelopeStorage {
+struct JSONFileStorage: PersistenceStorage, EnvelopeStorage {
   /// The folder holding the files; made on the first write when missing.
-  public let directory: URL
-
-  /// A storage in `directory`.
-  public init(directory: URL) {
-    self.directory = directory
-  }
+  let directory: URL
 
   /// The file of `key`.
-  public func fileURL(for key: String) -> URL {
+  func fileURL(for key: String) -> URL {
     directory.appendingPathComponent("\(key).json")
   }
 
-  public func read(_ key: String) throws -> PersistedRecord? {
+  func read(_ key: String) throws -> PersistedRecord? {
     guard let bytes = try storedBytes(key) else { return nil }
     return try RecordEnvelope.decode(bytes, key: key)
   }
@@ -37,13 +32,13 @@ public struct JSONFileStorage: PersistenceStorage, EnvelopeStorage {
     return try Data(contentsOf: url)
   }
 
-  public func write(_ records: [PersistedRecord]) throws {
+  func write(_ records: [PersistedRecord]) throws {
     for record in records {
       try replace(fileURL(for: record.key), with: RecordEnvelope.encode(record))
     }
   }
 
-  public func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
+  func quarantine(_ bytes: Data, of key: String, reason: String) throws -> String {
     // A long key would give a file name past the 255 bytes of most file systems: shorten it,
     // keeping a hash of the whole key.
     let base = key.utf8.count <= 180 ? key : "\(key.prefix(120))-\(stableHash(of: key))"
@@ -120,7 +115,10 @@ private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -
 }
 
 extension PersistenceKey {
-  /// A key in a JSON file, `<directory>/<namespace>.<name>.json`; see ``JSONFileStorage``.
+  /// A key in a JSON file, `<directory>/<namespace>.<name>.json` (the folder is made on the
+  /// first write). The file is replaced atomically: each write goes to a temporary file in the
+  /// same folder, is flushed to disk (`fsync`), then renamed over the old file, and the folder
+  /// is flushed too. A crash leaves either the old file or the new one, never half of one.
   public static func jsonFile(_ name: String, in directory: URL) -> PersistenceKey {
     PersistenceKey(name, storage: JSONFileStorage(directory: directory))
   }

@@ -51,7 +51,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
   /// What was found at creation.
   public let restoreOutcome: RestoreOutcome
   /// The schema version written.
-  public let version: Int
+  let version: Int
   let storage: any PersistenceStorage
   private let saving: SaveMode
   private let clock: PersistenceClock
@@ -204,7 +204,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
     }
     // A strong reference (a weak one costs a side-table load per step): the cycle through the
     // store's core ends when `close()` removes the hook.
-    let subscription = store.onEveryStep { self.changed() }
+    let subscription = store.onEveryStep { _ in self.changed() }
     lock.withLock { self.subscription = subscription }
   }
 
@@ -443,7 +443,7 @@ public final class PersistenceController<State: Codable & Sendable>: Persistence
       return (nil, discard(record, error: error, key: key))
     }
     for from in record.version..<key.version {
-      guard let step = key.migrations.steps[from] else {
+      guard let step = key.migrations[from] else {
         let error = PersistenceError.missingMigration(key: fullKey, from: from, to: from + 1)
         return (nil, discard(record, error: error, key: key))
       }

@@ -9,7 +9,18 @@ import Foundation
 /// let store = Store(
 ///   initialState: Settings(), reducer: reducer,
 ///   persistence: .jsonFile("settings", in: supportFolder)
-///     .version(2, migrations: PersistenceMigrations().from(1) { $0["theme"] = "light" }))
+///     .version(2, migrations: [1: { $0["theme"] = "light" }]))
+/// ```
+///
+/// A migration step gets a record's JSON as a ``StateValue`` and changes it in place; the step
+/// under `n` brings version `n` to `n + 1`, and a record of version 1 runs every step up to the
+/// current version before it decodes as the state:
+///
+/// ```swift
+/// let key = PersistenceKey<Note>.jsonFile("note", in: folder).version(3, migrations: [
+///   1: { state in state["title"] = state["name"]; state["name"] = nil },  // v1 → v2
+///   2: { state in state["tags"] = [] },                                     // v2 → v3
+/// ])
 /// ```
 ///
 /// The full key is `"<namespace>.<name>"` (Flask's key space): `"sluice.settings"` by default.
@@ -17,17 +28,17 @@ import Foundation
 /// transient, like a spinner flag), leave it out of `CodingKeys` and give it a default value.
 public struct PersistenceKey<State: Codable & Sendable>: Sendable {
   /// The name of the state in the key space.
-  public let name: String
+  let name: String
   /// The key space (Flask's `archiveKeySpace`).
-  public private(set) var namespace: String
+  private(set) var namespace: String
   /// The backend.
-  public let storage: any PersistenceStorage
+  let storage: any PersistenceStorage
   /// The current schema version of the state; records are written with it.
-  public private(set) var version = 1
-  /// The steps from older versions.
-  public private(set) var migrations = PersistenceMigrations()
+  private(set) var version = 1
+  /// The steps from older versions, by the version each starts from.
+  private(set) var migrations: [Int: PersistenceMigration] = [:]
   /// When saves happen.
-  public private(set) var saving = SaveMode.coalesced()
+  private(set) var saving = SaveMode.coalesced()
   var clock: PersistenceClock
 
   /// A key on any backend.
@@ -46,8 +57,9 @@ public struct PersistenceKey<State: Codable & Sendable>: Sendable {
   /// The full key: `"<namespace>.<name>"`.
   public var fullKey: String { "\(namespace).\(name)" }
 
-  /// The same key with a schema version and the migrations from older ones.
-  public func version(_ version: Int, migrations: PersistenceMigrations = PersistenceMigrations())
+  /// The same key with a schema version and the migration steps from older ones, by the
+  /// version each step starts from.
+  public func version(_ version: Int, migrations: [Int: PersistenceMigration] = [:])
     -> PersistenceKey
   {
     var copy = self
@@ -77,6 +89,10 @@ public struct PersistenceKey<State: Codable & Sendable>: Sendable {
     return copy
   }
 }
+
+/// A migration step: changes a record's JSON in place, from one schema version to the next; see
+/// ``PersistenceKey/version(_:migrations:)``.
+public typealias PersistenceMigration = @Sendable (inout StateValue) throws -> Void
 
 /// When a persisted store saves.
 public enum SaveMode: Sendable, Hashable {

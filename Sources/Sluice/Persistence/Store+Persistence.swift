@@ -16,6 +16,10 @@ extension Store where State: Codable {
   /// try await store.persistence?.flush()
   /// ```
   ///
+  /// When `State` is `Equatable`, whole-state observers are called only on real changes; the
+  /// persistence itself marks the store dirty after every action it reduces, changed or not
+  /// (comparing states on every dispatch would cost more than an occasional identical write).
+  ///
   /// When nothing usable is stored, the store starts from `initialState`; see
   /// ``PersistenceController/restoreOutcome`` and ``RestoreOutcome``. ``reset()`` returns to
   /// `initialState`, not to the restored state. On a shared lane's dispatcher the store starts
@@ -25,31 +29,21 @@ extension Store where State: Codable {
   public convenience init(
     initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
     middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
-    persistence: PersistenceKey<State>
+    dependencies: (inout Dependencies) -> Void = { _ in }, persistence: PersistenceKey<State>
   ) {
     let controller = PersistenceController(key: persistence)
     self.init(
       initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, effects: effects, isEqual: nil, restored: controller.restored,
+      middleware: middleware, effects: effects, dependencies: .made(by: dependencies),
+      isEqual: Store.equality(), restored: controller.restored,
       persistence: controller, beforeJoining: { $0.startPersistence(controller) })
   }
 
-  /// Creates a persisted store whose whole-state observers are called only on real changes.
-  ///
-  /// The persistence marks the store dirty after every action it reduces, changed or not
-  /// (comparing states on every dispatch would cost more than an occasional identical write).
-  @inlinable
-  public convenience init(
-    initialState: State, dispatcher: Dispatcher? = nil, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
-    persistence: PersistenceKey<State>
-  ) where State: Equatable {
-    let controller = PersistenceController(key: persistence)
-    self.init(
-      initialState: initialState, dispatcher: dispatcher, reducer: reducer,
-      middleware: middleware, effects: effects, isEqual: { $0 == $1 },
-      restored: controller.restored, persistence: controller,
-      beforeJoining: { $0.startPersistence(controller) })
+  /// `==` of `State` when it is `Equatable` (found at run time, once per store), else `nil`.
+  @usableFromInline
+  static func equality() -> (@Sendable (State, State) -> Bool)? {
+    guard let type = State.self as? any (Equatable & Sendable).Type else { return nil }
+    return type.equality(of: State.self)
   }
 
   /// Starts the persistence of this store, before the store joins its lane (so it sees every
@@ -64,23 +58,15 @@ extension Store where State: Codable {
     core.persistence as? PersistenceController<State>
   }
 
-  /// Calls `body` on the lane after every step in which the store reduced an action (changed
-  /// or not: nothing is copied or compared), for the persistence.
-  ///
-  /// Called before the store joins its lane (from ``startPersistence(_:)``): no lane step can
-  /// reach the core yet, so the hook is set here, and the lock of the attachment publishes it to
+  /// Calls `body` with ``StepEvent/changed`` on the lane after every step in which the store
+  /// reduced an action (changed or not), for the persistence: a watcher of it, added here as
+  /// the store has not joined its lane yet (``startPersistence(_:)``); attaching publishes it to
   /// the lane.
-  func onEveryStep(_ body: @escaping @Sendable () -> Void) -> Subscription {
-    let core = self.core
-    core.stepHook = StepHook(body)
-    core.registryChanged()
-    return Subscription { [lane = core.lane, coreID = ObjectIdentifier(core)] in
-      lane.perform {
-        guard let core = lane.core(coreID) as? StoreCore<State> else { return }
-        core.stepHook = nil
-        core.registryChanged()
-      }
-    }
+  func onEveryStep(_ body: @escaping @Sendable (StepEvent<State>) -> Void) -> Subscription {
+    let sink = Sink(delivery: .synchronous, body: body)
+    core.watchers.append((.changed, sink))
+    core.extrasChanged()
+    return subscription(for: sink.gate, cancelsOnDeinit: true)
   }
 }
 
@@ -89,5 +75,15 @@ extension Store {
   @usableFromInline
   static func refusesRestore(on lane: Lane) -> Bool {
     lane.refuseOnSharedLane("persistence restore") != nil
+  }
+}
+
+extension Equatable where Self: Sendable {
+  /// `==` of `Self` as a function of `Value`, when `Value` is `Self`: a comparison that boxes
+  /// nothing and casts nothing at run time, made once per store.
+  fileprivate static func equality<Value>(of _: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
+    guard Value.self == Self.self else { return nil }
+    // `Value` is `Self` (checked above): each cast reinterprets a value as its own type.
+    return { unsafeBitCast($0, to: Self.self) == unsafeBitCast($1, to: Self.self) }
   }
 }

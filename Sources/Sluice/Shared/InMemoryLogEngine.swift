@@ -1,7 +1,7 @@
 /// Shared logs in memory, any number of lanes by name, shared by the nodes of one process: for
 /// tests, and for trying a shared lane before choosing an engine. It keeps the
 /// ``SharedLogEngine`` contract; nothing survives the process.
-public actor InMemoryLogEngine: SharedSnapshotEngine {
+public actor InMemoryLogEngine: SharedLogEngine {
   /// One lane's log.
   private struct LaneLog {
     var log: [SharedLogEntry] = []
@@ -14,7 +14,7 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
     mutating func add(_ records: [SharedLogRecord]) {
       for record in records {
         let sequence = head + 1
-        log.append(SharedLogEntry(sequence: sequence, record: record))
+        log.append((sequence, record))
         numbers[record.origin, default: [:]][record.originSequence] = sequence
       }
     }
@@ -43,7 +43,7 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
   }
 
   public func append(_ records: [SharedLogRecord], to lane: String) throws -> [UInt64] {
-    try SharedLogError.check(lane: lane, "append to the shared log")
+    try SharedLaneError.check(lane: lane, "append to the shared log")
     let current = lanes[lane] ?? LaneLog()
     // Numbers first, so that a conflict appends none of the batch.
     var result: [UInt64] = []
@@ -64,7 +64,7 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
         sequence > current.head
         ? added[Int(sequence - current.head - 1)] : current.log[Int(sequence - 1)].record
       guard existing.name == record.name, existing.payload == record.payload else {
-        throw SharedLogError(
+        throw SharedLaneError(
           .originConflict(
             origin: record.origin, originSequence: record.originSequence, sequence: sequence),
           operation: "append to the shared log")
@@ -80,7 +80,9 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
     return result
   }
 
-  public func entries(of lane: String, after sequence: UInt64, limit: Int) -> [SharedLogEntry] {
+  public func entries(of lane: String, after sequence: UInt64, limit: Int)
+    -> [(sequence: UInt64, record: SharedLogRecord)]
+  {
     guard limit > 0, let log = lanes[lane]?.log, sequence < UInt64(log.count) else { return [] }
     let start = Int(sequence)
     return Array(log[start..<min(log.count, start + limit)])
@@ -89,9 +91,9 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
   public func head(of lane: String) -> UInt64 { lanes[lane]?.head ?? 0 }
 
   public func claimNode(_ node: String, of lane: String) throws {
-    try SharedLogError.check(lane: lane, "claim a node name")
+    try SharedLaneError.check(lane: lane, "claim a node name")
     guard claims.insert([lane, node]).inserted else {
-      throw SharedLogError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
+      throw SharedLaneError(.nodeInUse(node: node, lane: lane), operation: "claim a node name")
     }
   }
 
@@ -109,7 +111,7 @@ public actor InMemoryLogEngine: SharedSnapshotEngine {
   }
 
   public func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) throws {
-    try SharedLogError.check(lane: lane, "save a snapshot")
+    try SharedLaneError.check(lane: lane, "save a snapshot")
     if lanes[lane]?.snapshots[snapshot.sequence] == nil {
       lanes[lane, default: LaneLog()].snapshots[snapshot.sequence] = snapshot
     }

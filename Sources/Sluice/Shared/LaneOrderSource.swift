@@ -22,11 +22,18 @@ extension Lane {
 
   /// Applies entries of a shared log, in order, each as one step (lane only): reducers,
   /// observers, and the effects of the entries with `runsEffects` (those this node dispatched
-  /// since it started).
-  func applyShared(_ entries: [(action: any Action, runsEffects: Bool)]) {
+  /// since it started). An attached inspector sees each entry as a step of its own, caused by
+  /// the node that sent it.
+  func applyShared(_ entries: [(action: any Action, node: String, runsEffects: Bool)]) {
     for entry in entries {
       runsNoEffects = !entry.runsEffects
-      process(boxed: entry.action)
+      if let inspector = activeInspector {
+        inspector.stepStarted(
+          entry.action, origin: DispatchOrigin(site: nil, cause: .log(node: entry.node)))
+        processInspected(boxed: entry.action)
+      } else {
+        process(boxed: entry.action)
+      }
     }
     runsNoEffects = false
   }

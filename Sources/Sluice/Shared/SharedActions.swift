@@ -53,7 +53,7 @@ public struct SharedActions: Sendable {
   }
 
   /// The registered names, sorted.
-  public var names: [String] { byName.keys.sorted() }
+  var names: [String] { byName.keys.sorted() }
 
   /// The name and encoding of `action`.
   ///
@@ -102,7 +102,8 @@ public struct SharedActions: Sendable {
   }
 }
 
-/// Why a shared lane stopped, refused to start, or refused an action.
+/// Why a shared lane stopped, refused to start, or refused an action, or why its log engine
+/// refused an operation.
 public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What went wrong.
   public enum Kind: Sendable, Hashable {
@@ -125,18 +126,43 @@ public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertibl
     /// refused (nothing changes); an exclusive action is dispatched through the log as a plain
     /// action. The payload names the feature.
     case localOnly(String)
+    /// A sequence number does not fit the engine's storage (SQLite and PostgreSQL keep signed
+    /// 64-bit integers).
+    case numberOutOfRange(UInt64)
+    /// An append found `origin`'s action `originSequence` already in the lane, at `sequence`,
+    /// with another name or payload: two nodes used one name, or a node reused a number. None
+    /// of the batch was appended.
+    case originConflict(origin: String, originSequence: UInt64, sequence: UInt64)
+    /// A live node holds the name `node` in `lane` already.
+    case nodeInUse(node: String, lane: String)
+    /// A lane name that is empty or longer than 200 UTF-8 bytes.
+    case invalidLaneName(String)
   }
 
   /// What went wrong.
   public let kind: Kind
+  /// What the lane or the engine was doing, for the log's kinds (`"append to the shared log"`).
+  let operation: String?
 
   /// Creates an error.
-  public init(_ kind: Kind) {
+  ///
+  /// - Parameters:
+  ///   - kind: What went wrong.
+  ///   - operation: What the lane or the engine was doing: an engine of your own names it
+  ///     (`"append to the shared log"`, `"claim a node name"`) for the description.
+  public init(_ kind: Kind, operation: String? = nil) {
     self.kind = kind
+    self.operation = operation
   }
 
   /// What went wrong, in one sentence.
   public var description: String {
+    guard let operation else { return what }
+    return "could not \(operation): \(what)"
+  }
+
+  /// What went wrong, without the operation.
+  private var what: String {
     switch kind {
     case .unregisteredAction(let type):
       "\(type) is not registered with the shared lane's actions; it was not dispatched"
@@ -153,6 +179,15 @@ public struct SharedLaneError: Error, Sendable, Hashable, CustomStringConvertibl
     case .localOnly(let feature):
       "a shared lane does not run \(feature)s: they would change this node's states outside "
         + "the log"
+    case .numberOutOfRange(let number):
+      "\(number) is larger than the largest number a log stores (\(Int64.max))"
+    case .originConflict(let origin, let originSequence, let sequence):
+      "action \(originSequence) of node '\(origin)' is in the lane already, at \(sequence), as "
+        + "another action (two live nodes share a name, or a node reused a number)"
+    case .nodeInUse(let node, let lane):
+      "a live node is named '\(node)' in lane '\(lane)' already"
+    case .invalidLaneName(let name):
+      "the lane name '\(name)' is empty or longer than 200 UTF-8 bytes"
     }
   }
 }

@@ -28,12 +28,10 @@ struct SharedFollower: Sendable {
   static var longestWait: Duration { .seconds(30) }
 
   /// The engine's snapshots, when stores are shared.
-  var snapshots: (any SharedSnapshotEngine)? {
-    parts.isEmpty ? nil : engine as? any SharedSnapshotEngine
-  }
+  var snapshots: (any SharedLogEngine)? { parts.isEmpty ? nil : engine }
 
   /// The engine's snapshots, when the node checks and saves them every `interval` entries.
-  var checkedSnapshots: (any SharedSnapshotEngine)? { interval == 0 ? nil : snapshots }
+  var checkedSnapshots: (any SharedLogEngine)? { interval == 0 ? nil : snapshots }
 
   /// Restores the newest snapshot that holds every shared store, if any; returns the entry it
   /// follows and each node's highest origin sequence up to it.
@@ -117,8 +115,8 @@ struct SharedFollower: Sendable {
   /// The actions of `entries` up to the first that cannot be applied, and why that one cannot.
   private func decode(
     _ entries: [SharedLogEntry], after applied: UInt64, replaying: UInt64
-  ) -> ([(action: any Action, runsEffects: Bool)], SharedLaneError?) {
-    var batch: [(action: any Action, runsEffects: Bool)] = []
+  ) -> ([(action: any Action, node: String, runsEffects: Bool)], SharedLaneError?) {
+    var batch: [(action: any Action, node: String, runsEffects: Bool)] = []
     // One decoder for the batch: making one costs more than decoding a small action.
     let decoder = JSONDecoder()
     for entry in entries {
@@ -130,7 +128,10 @@ struct SharedFollower: Sendable {
       do {
         let mine = entry.record.origin == outbox.node
         batch.append(
-          (try outbox.actions.decode(entry, with: decoder), mine && entry.sequence > replaying))
+          (
+            try outbox.actions.decode(entry, with: decoder), entry.record.origin,
+            mine && entry.sequence > replaying
+          ))
         if mine { outbox.noteOwn(entry.record.originSequence) }
       } catch let error as SharedLaneError {
         return (batch, error)

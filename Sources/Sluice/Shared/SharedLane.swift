@@ -7,8 +7,9 @@ import Foundation
 ///
 /// Stores join the lane's ``dispatcher`` as they join any dispatcher. An action dispatched to
 /// it (by your code, an effect or an observer) is not processed at once: it goes to the node's
-/// outbox, which appends what is queued in batches capped by ``Limits`` (1,000 actions and
-/// 1 MiB by default), and holds at most `limits.pending` actions (see ``Limits/pending``). Each
+/// outbox, which appends what is queued in batches capped by `batchCount` and `batchBytes`
+/// (1,000 actions and 1 MiB by default), and holds at most `pending` actions (see
+/// ``init(engine:lane:actions:node:outbox:batchCount:batchBytes:pending:label:snapshotInterval:reporter:clock:)``). Each
 /// node, the one that dispatched the action included, processes the action when it applies the
 /// log entry. Effects run only on the node that dispatched the action, and the actions they
 /// dispatch go through the log too.
@@ -35,7 +36,7 @@ import Foundation
 ///   ``SharedLaneError/Kind/undecodableEntry(sequence:reason:)``: a node never skips or
 ///   reorders an entry.
 /// - An append the log refuses with
-///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` (another process
+///   ``SharedLaneError/Kind/originConflict(origin:originSequence:sequence:)`` (another process
 ///   used this node's name) stops the node's appends: it is reported on the errors channel,
 ///   every ``send(_:)`` and ``waitUntilDurable()`` waiting or to come throws it, and the actions
 ///   stay in the outbox (and its store), unsent. Start a node under another name.
@@ -47,8 +48,6 @@ public final class SharedLane: Sendable {
   public let node: String
   /// The name of the lane in the engine.
   public let lane: String
-  /// The lane a node joins unless told otherwise: existing single-lane logs became this lane.
-  public static let defaultLane = "default"
   let engine: any SharedLogEngine
   let outbox: SharedOutbox
   /// Where the outbox survives a crash, if anywhere.
@@ -65,39 +64,24 @@ public final class SharedLane: Sendable {
   /// What the retries after a failure of the engine or the outbox store wait on.
   let clock: any Clock<Duration>
   /// How many entries apart the node checks or saves snapshots.
-  public let snapshotInterval: UInt64
+  let snapshotInterval: UInt64
 
-  /// How much a node's outbox sends in one append, and how much it holds.
-  public struct Limits: Sendable, Hashable {
+  /// How much a node's outbox sends in one append, and how much it holds (each at least 1).
+  struct Limits: Sendable, Hashable {
     /// The most actions in one append.
-    public var batchCount: Int
-    /// The most bytes (names and payloads) in one append; an action larger than this goes
-    /// alone.
-    public var batchBytes: Int
-    /// The most actions the outbox holds: past it, ``SharedLane/send(_:)`` waits for room, and
-    /// a `dispatch`, which must not wait, queues its action all the same and reports
-    /// ``ReportedIssue/Kind/queueBoundExceeded`` (once until the outbox is back under the
-    /// bound). No action is dropped.
-    public var pending: Int
-
-    /// Limits; values under 1 count as 1.
-    ///
-    /// - Parameters:
-    ///   - batchCount: The most actions in one append; 1,000 by default.
-    ///   - batchBytes: The most bytes in one append; 1 MiB by default.
-    ///   - pending: The most actions the outbox holds; 100,000 by default.
-    public init(batchCount: Int = 1_000, batchBytes: Int = 1 << 20, pending: Int = 100_000) {
-      self.batchCount = max(1, batchCount)
-      self.batchBytes = max(1, batchBytes)
-      self.pending = max(1, pending)
-    }
+    var batchCount: Int
+    /// The most bytes (names and payloads) in one append.
+    var batchBytes: Int
+    /// The most actions the outbox holds.
+    var pending: Int
   }
 
   /// Creates a node of the lane whose log `engine` keeps; ``start()`` starts it.
   ///
   /// - Parameters:
   ///   - engine: The logs.
-  ///   - lane: The lane's name in the engine, 1 to 200 UTF-8 bytes; ``defaultLane`` by default.
+  ///   - lane: The lane's name in the engine, 1 to 200 UTF-8 bytes; `"default"` by default
+  ///     (logs made before lanes became this lane).
   ///   - actions: The actions that may be dispatched to the lane, by stable name.
   ///   - node: This node's name, unique among the lane's live nodes (``start()`` refuses a name
   ///     in use); a new one by default. A node restarted under its name numbers its actions
@@ -106,29 +90,35 @@ public final class SharedLane: Sendable {
   ///     that a crash loses none of them; `nil` (the default) keeps them in memory only. Each
   ///     batch is then written there before it is appended (a local write and a removal per
   ///     batch).
-  ///   - limits: How much the outbox sends in one append and holds. After a failed append the
-  ///     next batch is half as large (down to one action: a batch that timed out is split), and
-  ///     it doubles again with each success.
+  ///   - batchCount: The most actions in one append; 1,000 by default. After a failed append
+  ///     the next batch is half as large (down to one action: a batch that timed out is split),
+  ///     and it doubles again with each success.
+  ///   - batchBytes: The most bytes (names and payloads) in one append; 1 MiB by default. An
+  ///     action larger than this goes alone.
+  ///   - pending: The most actions the outbox holds; 100,000 by default. Past it, ``send(_:)``
+  ///     waits for room, and a `dispatch`, which must not wait, queues its action all the same
+  ///     and reports ``ReportedIssue/Kind/queueBoundExceeded`` (once until the outbox is back
+  ///     under the bound). No action is dropped. Values under 1 count as 1, for the three.
   ///   - label: The dispatcher's label.
   ///   - snapshotInterval: How many entries apart the node checks the snapshot another node
-  ///     saved, or saves one, when the engine keeps snapshots (``SharedSnapshotEngine``) and
-  ///     stores were shared with ``share(_:as:)``; 0 for never (the node still starts from
-  ///     the newest snapshot: a reader that must not write uses 0).
+  ///     saved, or saves one, when stores were shared with ``share(_:as:)``; 0 for never (the
+  ///     node still starts from the newest snapshot: a reader that must not write uses 0).
   ///   - reporter: Receives the issues of the dispatcher and its stores.
   ///   - clock: What the pauses before a retry (after the engine or the outbox store failed)
   ///     are measured on; the continuous clock by default. Tests pass a test clock.
-  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``,
-  ///   or ``SharedLogError`` of kind ``SharedLogError/Kind/invalidLaneName(_:)``.
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/conflictingRegistrations(_:)``
+  ///   or ``SharedLaneError/Kind/invalidLaneName(_:)``.
   public init(
-    engine: some SharedLogEngine, lane: String = SharedLane.defaultLane, actions: SharedActions,
+    engine: some SharedLogEngine, lane: String = "default", actions: SharedActions,
     node: String = UUID().uuidString, outbox: (any SharedOutboxStore)? = nil,
-    limits: Limits = Limits(), label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
+    batchCount: Int = 1_000, batchBytes: Int = 1 << 20, pending: Int = 100_000,
+    label: String = "sluice.shared", snapshotInterval: UInt64 = 1_000,
     reporter: IssueReporter? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) throws {
     guard actions.conflicts.isEmpty else {
       throw SharedLaneError(.conflictingRegistrations(actions.conflicts))
     }
-    try SharedLogError.check(lane: lane, "create a shared lane")
+    try SharedLaneError.check(lane: lane, "create a shared lane")
     self.engine = engine
     self.lane = lane
     self.node = node
@@ -136,6 +126,8 @@ public final class SharedLane: Sendable {
     self.clock = clock
     outboxStore = outbox
     progress = SharedProgress()
+    let limits = Limits(
+      batchCount: max(1, batchCount), batchBytes: max(1, batchBytes), pending: max(1, pending))
     self.outbox = SharedOutbox(node: node, actions: actions, progress: progress, limits: limits)
     dispatcher = Dispatcher(label: label, reporter: reporter, orderSource: self.outbox)
     self.outbox.attach(errors: dispatcher.errors, reporter: dispatcher.lane.reporter)
@@ -164,7 +156,7 @@ public final class SharedLane: Sendable {
   /// again after a pause on the lane's clock, 10 ms doubling up to 1 s. Cancel the task that
   /// called it to give up.
   ///
-  /// - Throws: ``SharedLogError`` of kind ``SharedLogError/Kind/nodeInUse(node:lane:)`` while
+  /// - Throws: ``SharedLaneError`` of kind ``SharedLaneError/Kind/nodeInUse(node:lane:)`` while
   ///   another live node has this name in the lane; the outbox store's error when it cannot be
   ///   read; the ``SharedLaneError`` that stopped the node while it caught up; or
   ///   `CancellationError`.
@@ -262,8 +254,8 @@ public final class SharedLane: Sendable {
   /// applied it.
   ///
   /// - Throws: ``SharedLaneError`` when the action is not registered or the node stopped;
-  ///   ``SharedLogError`` of kind
-  ///   ``SharedLogError/Kind/originConflict(origin:originSequence:sequence:)`` when the log holds
+  ///   ``SharedLaneError`` of kind
+  ///   ``SharedLaneError/Kind/originConflict(origin:originSequence:sequence:)`` when the log holds
   ///   this node's number for another action (the node then appends nothing more); or
   ///   `CancellationError` when the lane was stopped before the log took the action.
   @discardableResult
@@ -314,14 +306,14 @@ public final class SharedLane: Sendable {
 
   /// `body`'s value, trying again after a failure of the engine with a growing pause on the
   /// lane's clock, the outage reported once. What another try would meet again (a
-  /// ``SharedLaneError``, a ``SharedLogError``, a ``LastingFailure`` such as a file whose
+  /// ``SharedLaneError``, a ``LastingFailure`` such as a file whose
   /// schema a reader cannot use) and cancellation are thrown.
   private func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
     var failures = 0
     while true {
       do {
         return try await body()
-      } catch  where error is SharedLaneError || error is SharedLogError {
+      } catch  where error is SharedLaneError {
         throw error
       } catch let error as any LastingFailure where error.isLasting {
         throw error
@@ -370,7 +362,7 @@ public final class SharedLane: Sendable {
         }
       } catch {
         if Task.isCancelled { return }
-        if let conflict = error as? SharedLogError, case .originConflict = conflict.kind {
+        if let conflict = error as? SharedLaneError, case .originConflict = conflict.kind {
           // Another action holds this node's number: no retry can append it.
           outbox.report(error, action: batch.first?.action)
           outbox.close(failure: conflict)

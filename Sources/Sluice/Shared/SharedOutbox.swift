@@ -7,7 +7,7 @@ import Foundation
 /// `limits.batchBytes` bytes. An action gets its origin sequence when it first goes into a batch
 /// or into the outbox store, and keeps it for every retry and restart, so the log applies it
 /// once. Numbers continue after the node's last entry in the log (see ``noteOwn(_:)``), so a
-/// node restarted under the same name never reuses one. Its bound is `SharedLane.Limits.pending`.
+/// node restarted under the same name never reuses one. Its bound is `SharedLane`'s `pending`.
 final class SharedOutbox: LaneOrderSource {
   struct Pending: Sendable {
     /// Identifies the action in this outbox, for who waits for it.
@@ -147,9 +147,8 @@ final class SharedOutbox: LaneOrderSource {
   func restore(_ records: [SharedLogRecord]) {
     let decoder = JSONDecoder()
     let restored = records.map { record in
-      let entry = SharedLogEntry(sequence: 0, record: record)
-      return Pending(
-        local: 0, record: record, action: try? actions.decode(entry, with: decoder),
+      Pending(
+        local: 0, record: record, action: try? actions.decode((0, record), with: decoder),
         numbered: true, kept: true)
     }
     let own = records.filter { $0.origin == node }.map(\.originSequence).max()

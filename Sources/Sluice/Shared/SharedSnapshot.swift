@@ -3,19 +3,21 @@ import Foundation
 /// The states of a shared lane's stores after an entry of its log, with their hash: a node
 /// that starts loads the newest one and applies only the entries after it, and a node that
 /// reaches the entry of a snapshot compares its own hash with it.
+///
+/// A lane makes snapshots; an engine keeps them as they are (`Codable`), by ``sequence``.
 public struct SharedSnapshot: Sendable, Hashable, Codable {
   /// The entry the states follow.
   public var sequence: UInt64
-  /// The hash of `states` (``SharedSnapshot/hash(of:)``).
+  /// The hash of the stores' states: the same states hash the same on every node.
   public var hash: UInt64
   /// Each registered store's state, encoded as sorted-key JSON, by its name.
-  public var states: [String: Data]
+  var states: [String: Data]
   /// The highest origin sequence of each node up to `sequence`: a node restarted from the
   /// snapshot numbers its actions after its own.
-  public var origins: [String: UInt64]
+  var origins: [String: UInt64]
 
   /// Creates a snapshot; `hash` is computed from `states`.
-  public init(sequence: UInt64, states: [String: Data], origins: [String: UInt64]) {
+  init(sequence: UInt64, states: [String: Data], origins: [String: UInt64]) {
     self.sequence = sequence
     self.states = states
     self.origins = origins
@@ -24,7 +26,7 @@ public struct SharedSnapshot: Sendable, Hashable, Codable {
 
   /// FNV-1a over the names and states, in name order: the same states hash the same on every
   /// node.
-  public static func hash(of states: [String: Data]) -> UInt64 {
+  static func hash(of states: [String: Data]) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     func mix(_ bytes: some Sequence<UInt8>) {
       for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
@@ -37,17 +39,4 @@ public struct SharedSnapshot: Sendable, Hashable, Codable {
     }
     return hash
   }
-}
-
-/// A log engine that also keeps snapshots of the states, per lane (see ``SharedSnapshot``).
-public protocol SharedSnapshotEngine: SharedLogEngine {
-  /// The snapshot of `lane` with the highest sequence number, if any.
-  func latestSnapshot(of lane: String) async throws -> SharedSnapshot?
-
-  /// The snapshot of `lane` after entry `sequence`, if one was saved.
-  func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot?
-
-  /// Saves `snapshot` in `lane`, unless one is saved at its sequence already (the first one
-  /// stays: a node whose hash differs must see the difference, not overwrite it).
-  func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws
 }

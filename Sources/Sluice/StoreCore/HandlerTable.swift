@@ -2,7 +2,7 @@
 /// handlers to run (the typed ones for that type and the catch-alls, in the order they were
 /// added), found by slot instead of by trying casts.
 @usableFromInline
-struct HandlerTable<State>: Sendable {
+struct HandlerTable<State: Sendable>: Sendable {
   /// Slot `i` runs `slots[i]`; slot `-1` (or any other) runs `catchAll`. Held unmanaged, so the
   /// hot path follows them without reference counting; `owned` keeps them alive.
   @usableFromInline let slots: [Unmanaged<SlotHandlers<State>>]
@@ -58,7 +58,7 @@ struct HandlerTable<State>: Sendable {
 
 /// The handlers of one slot, in the order they were added.
 @usableFromInline
-final class SlotHandlers<State>: Sendable {
+final class SlotHandlers<State: Sendable>: Sendable {
   @usableFromInline typealias Entry = Reducer<State>.Entry
 
   /// The slot's only handler, when it has exactly one and that one is typed: the fast path.

@@ -4,8 +4,8 @@ extension StoreCore {
 
   @inlinable
   func notify() {
-    if let stepHookRef {
-      stepHookRef._withUnsafeGuaranteedRef { $0.body() }
+    if !changeWatchers.isEmpty {
+      tellChanged()
       // A store whose only "observer" is its persistence: nothing else to look at.
       if registry.isEmpty { return }
     }

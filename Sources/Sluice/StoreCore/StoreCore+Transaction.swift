@@ -2,11 +2,11 @@ import Synchronization
 
 /// A store's part in a transaction (lane only). The staged state lives in the core
 /// (`stagedWorking`), and a committed transaction's path is inlinable, specialized for the state
-/// type; taps, middleware and recorders take the generic slow path.
+/// type; middleware and watchers take the generic slow path.
 extension StoreCore {
   /// Does what a transaction asks (lane only); see ``TransactionStep``.
   @inlinable
-  func transact(_ step: TransactionStep, in transaction: Transaction) {
+  func transact(_ step: TransactionStep, in transaction: Dispatcher.Transaction) {
     switch step {
     case .stage: stagedWorking = current
     case .publish: publishStaged(transaction)
@@ -30,10 +30,10 @@ extension StoreCore {
     try body(&working)
   }
 
-  /// Publishes the staged state of a committed transaction: taps and `before` middleware
-  /// first.
+  /// Publishes the staged state of a committed transaction: watchers of ``StepEvent/willStep``
+  /// and `before` middleware first.
   @inlinable
-  func publishStaged(_ transaction: Transaction) {
+  func publishStaged(_ transaction: Dispatcher.Transaction) {
     guard let new = stagedWorking.take() else { return }
     if extras.load(ordering: .relaxed) > 0 { publishStagedExtras(transaction.committedEvent) }
     roundBoundary = registry.nextOrderPeek
@@ -41,10 +41,10 @@ extension StoreCore {
     setCurrent(new)
   }
 
-  /// After every store of a transaction was published: `after` middleware and recorders, then
-  /// observers.
+  /// After every store of a transaction was published: `after` middleware and watchers of
+  /// ``StepEvent/stepped``, then observers.
   @inlinable
-  func finishStaged(_ transaction: Transaction) {
+  func finishStaged(_ transaction: Dispatcher.Transaction) {
     isStaged = false
     if stagedBefore != nil { finishStagedExtras(transaction.committedEvent) }
     if hasObservers { notify() }
@@ -61,27 +61,22 @@ extension StoreCore {
     stagedWorking = nil
   }
 
-  /// Taps and `before` middleware see the committed transaction; the state before it is kept
-  /// for `after` middleware and recorders.
+  /// Watchers and `before` middleware see the committed transaction; the state before it is
+  /// kept for `after` middleware and watchers.
   @usableFromInline
   func publishStagedExtras(_ event: TransactionCommitted) {
     let before = current
     stagedBefore = before
-    for tap in taps where !tap.gate.isCancelled {
-      tap.send(ActionEvent(action: event, stateBefore: before))
-    }
-    for entry in middleware { entry.middleware.before?(event, before) }
+    if watchesActions { tell(.willStep, .willStep(event, before: before)) }
+    runBefore(event, before: before)
   }
 
-  /// `after` middleware and recorders see the committed transaction, with the state before it
+  /// `after` middleware and watchers see the committed transaction, with the state before it
   /// (kept by `publishStagedExtras`).
   @usableFromInline
   func finishStagedExtras(_ event: TransactionCommitted) {
     guard let before = stagedBefore.take() else { return }
-    if !middleware.isEmpty {
-      let after = current
-      for entry in middleware.reversed() { entry.middleware.after?(event, before, after) }
-    }
+    if !middleware.isEmpty { runAfter(event, before: before) }
     record(event, before: before, reduced: true)
   }
 }

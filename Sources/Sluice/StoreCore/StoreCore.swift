@@ -23,18 +23,19 @@ class AnyStoreCore: @unchecked Sendable {
   /// The store's persistence, if any: set before the core is shared, taken by ``retire()``, when
   /// no store object is left to read it.
   var persistence: (any PersistenceHandle)?
+  /// What the store's effects depend on: set before the core is shared, then read only.
+  @usableFromInline var dependencies = Dependencies()
   /// The live `values` streams of the store, finished by ``retire()``.
   let valueStreamEnds = ValueStreamEnds()
   /// Called by ``retire()``: removes the store's effects.
   let endOfStore = Guarded<[@Sendable () -> Void]>([])
-  /// The errors of this store's effects and commands, and of the actions it handles.
+  /// The errors of this store's effects and loads, and of the actions it handles.
   let errors = ErrorChannel()
-  /// The group of the store's asynchronous commands, cancelled when the store goes.
-  let commandGroup = EffectGroup()
   let handledTypes: [ObjectIdentifier]
   /// Whether the reducer has a catch-all handler, which handles every action.
   let hasCatchAll: Bool
-  /// Middleware and `onAction` taps: a store with any sees every action.
+  /// Its middleware and its watchers of every action (see ``StepEvent``): a store with any
+  /// sees every action.
   @usableFromInline let extras = Atomic<Int>(0)
   /// Whether the store ran a reducer in the current step (lane only; exclusive actions reset it).
   @usableFromInline @exclusivity(unchecked) var reducedInStep = false
@@ -46,7 +47,8 @@ class AnyStoreCore: @unchecked Sendable {
   /// Calls the observers whose value changed in this step (lane only).
   @usableFromInline let notifyOp: (AnyStoreCore) -> Void
   /// Does what a transaction asks of the store (lane only; see ``TransactionStep``).
-  @usableFromInline let transactionOp: (AnyStoreCore, TransactionStep, Transaction) -> Void
+  @usableFromInline let transactionOp:
+    (AnyStoreCore, TransactionStep, Dispatcher.Transaction) -> Void
   /// Whether the running transaction staged this store (lane only).
   @usableFromInline @exclusivity(unchecked) var isStaged = false
   /// The store staged after this one in the running transaction (lane only).
@@ -71,7 +73,7 @@ class AnyStoreCore: @unchecked Sendable {
     lane: Lane, handledTypes: [ObjectIdentifier], hasCatchAll: Bool,
     reduce: @escaping (AnyStoreCore, ActionPayload, Int) -> Bool,
     notify: @escaping (AnyStoreCore) -> Void,
-    transact: @escaping (AnyStoreCore, TransactionStep, Transaction) -> Void
+    transact: @escaping (AnyStoreCore, TransactionStep, Dispatcher.Transaction) -> Void
   ) {
     self.lane = lane
     self.handledTypes = handledTypes
@@ -82,12 +84,11 @@ class AnyStoreCore: @unchecked Sendable {
   }
 
   /// Ends the store, once (see ``Dispatcher``'s registry), outside every lock: its persistence
-  /// writes what is pending, it leaves the lane, its commands are cancelled, its effects and its
+  /// writes what is pending, it leaves the lane, its loads are cancelled, its effects and its
   /// `values` streams end.
   func retire() {
     persistence.take()?.close()
     lane.detach(self)
-    lane.effects.cancel(group: commandGroup)
     for end in endOfStore.withLock({ ends in
       defer { ends.removeAll() }
       return ends
@@ -117,14 +118,14 @@ class AnyStoreCore: @unchecked Sendable {
   var inspectedStore: InspectedStore? { abstract() }
 
   /// Makes the store report every step to `inspector` (under the lane's lock, on the lane or
-  /// before the store is routed to).
+  /// before the store is routed to); the caller rebuilds the lane's routing.
   func installInspection(_ inspector: any LaneInspector) { abstract() }
 
-  /// Forgets the inspector's view of the store and returns the id of the recorder to remove
-  /// (under the lane's lock, on the lane); `nil` when the store was not inspected.
-  func takeInspectionLocked() -> Int? { abstract() }
+  /// Forgets the inspector's view of the store and returns the gate of its watcher, to cancel
+  /// and sweep out (under the lane's lock, on the lane); `nil` when the store was not inspected.
+  func takeInspectionLocked() -> Gate? { abstract() }
 
-  /// Removes cancelled observers and taps, and observers whose owner is gone (lane only).
+  /// Removes cancelled observers and watchers, and observers whose owner is gone (lane only).
   func sweepObservers() { abstract() }
 
   /// A copy of the state to compare with later, or `nil` when the state is not `Equatable`.
@@ -186,27 +187,35 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Observers registered at or after this rank joined during the current step; they got the
   /// current value on registration and are not called again for this step.
   @usableFromInline @exclusivity(unchecked) var roundBoundary = 0
-  /// Called after each step in which the store reduced an action, changed or not (lane only).
-  @usableFromInline @exclusivity(unchecked) var stepHook: StepHook? {
-    didSet { stepHookRef = stepHook.map { Unmanaged.passUnretained($0) } }
-  }
-  /// `stepHook` without reference counting on the hot path (replaced only by lane work).
-  @usableFromInline @exclusivity(unchecked) var stepHookRef: Unmanaged<StepHook>?
+  /// The store's watchers, in registration order (lane only, or before the store joins it).
+  @usableFromInline @exclusivity(unchecked) var watchers:
+    [(kind: StepEvent<State>.Kind, sink: Sink<StepEvent<State>>)] = []
+  /// The sinks of the watchers of ``StepEvent/changed``, in registration order, unretained
+  /// (`watchers` owns them): the hot path walks them without touching the generic `watchers`.
+  /// Recomputed by ``extrasChanged()`` whenever `watchers` changes, before any removed sink is
+  /// released.
+  @usableFromInline @exclusivity(unchecked) var changeWatchers:
+    [Unmanaged<Sink<StepEvent<State>>>] = []
+  /// ``StepEvent/changed``, made once: making and destroying it per step costs more than the
+  /// persistence's own work (a multi-payload enum's value witnesses).
+  @usableFromInline let changedEvent = StepEvent<State>.changed
+  /// Whether a watcher wants ``StepEvent/willStep``, ``StepEvent/stepped`` (checked on every
+  /// step of the slow path without touching the generic `watchers`).
+  var watchesActions = false
+  var watchesSteps = false
   /// Scratch for the observers to call; emptied (keeping its capacity) after each step.
   @usableFromInline @exclusivity(unchecked) var fired: [AnyObserver<State>] = []
   @usableFromInline @exclusivity(unchecked) var changedGroups: [AnyPathGroup<State>] = []
   /// How many `fire` loops are walking the registry's arrays in place (lane only).
   @usableFromInline @exclusivity(unchecked) var firing = 0
   var middleware: [(id: Int, middleware: Middleware<State>)] = []
-  var taps: [Sink<ActionEvent<State>>] = []
-  /// Step recorders (``Store/record(_:)``), called after each action with both states.
-  var recorders: [(id: Int, body: @Sendable (StepRecord<State>) -> Void)] = []
+  /// What the `before` hooks of the running step returned, one per middleware, for the `after`
+  /// hooks (lane only; a transaction holds them from its publication to its end).
+  var middlewareValues: [any Sendable] = []
   var nextMiddlewareID = 0
-  /// The attached inspector's view of the store and the id of the recorder reporting to it
+  /// The attached inspector's view of the store and the gate of the watcher reporting to it
   /// (under the lane's lock, or lane only).
-  var inspection: (store: TypedInspectedStore<State>, recorder: Int)?
-  /// The state saved by `captureState()` (lane only).
-  var captured: State?
+  var inspection: (store: TypedInspectedStore<State>, watcher: Gate)?
   /// Creates a core; inlinable so that its lane operations are specialized for `State`.
   @inlinable
   init(
@@ -235,7 +244,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   /// Recomputes the flags the hot path reads, after the registry changed (lane only).
   @usableFromInline
   func registryChanged() {
-    hasObservers = !registry.isEmpty || stepHook != nil
+    hasObservers = !registry.isEmpty || !changeWatchers.isEmpty
     needsOld = isEqual != nil && !registry.wholes.isEmpty
     if !needsOld { pendingOld = nil }
   }
@@ -306,15 +315,13 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     withExtendedLifetime(replaced) {}
   }
 
-  /// The slow path, for stores with middleware, `onAction` taps or recorders.
+  /// The slow path, for stores with middleware or watchers of every action.
   @usableFromInline
   func reduceWithExtras(_ original: any Action) -> Bool {
     middlewareOutcome = .passed
     roundBoundary = registry.nextOrderPeek
     let before = current
-    for tap in taps where !tap.gate.isCancelled {
-      tap.send(ActionEvent(action: original, stateBefore: before))
-    }
+    if watchesActions { tell(.willStep, .willStep(original, before: before)) }
     var action = original
     for entry in middleware {
       guard let intercept = entry.middleware.intercept else { continue }
@@ -335,20 +342,37 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
       record(original, before: before, reduced: false)
       return false
     }
-    for entry in middleware { entry.middleware.before?(action, before) }
+    runBefore(action, before: before)
     ActionPayload.with(boxed: action) { apply(slot: slot, payload: $0) }
-    let after = current
-    for entry in middleware.reversed() { entry.middleware.after?(action, before, after) }
+    runAfter(action, before: before)
     record(original, before: before, reduced: true, replacement: action)
     if needsOld { pendingOld = before }
     return hasObservers
   }
 
-  /// Hands a step to the recorders, if any (lane only).
+  /// Runs every `before` middleware, in order, keeping what each returns (lane only).
+  func runBefore(_ action: any Action, before: State) {
+    for entry in middleware {
+      middlewareValues.append(entry.middleware.before?(action, before) ?? ())
+    }
+  }
+
+  /// Runs every `after` middleware, last first, each with what its `before` returned; each
+  /// value is taken out of `middlewareValues` first, and released under no lock, after its
+  /// hook (lane only).
+  func runAfter(_ action: any Action, before: State) {
+    let after = current
+    for entry in middleware.reversed() {
+      let value = middlewareValues.popLast() ?? ()
+      entry.middleware.after?(action, before, after, value)
+    }
+  }
+
+  /// Hands a step to the watchers of ``StepEvent/stepped``, if any (lane only).
   func record(
     _ action: any Action, before: State, reduced: Bool, replacement: (any Action)? = nil
   ) {
-    guard !recorders.isEmpty else { return }
+    guard watchesSteps else { return }
     let id = ObjectIdentifier(type(of: action))
     let handled = table.slot(for: id) != nil || table.hasCatchAll
     let handledElsewhere =
@@ -361,7 +385,7 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
     let step = StepRecord(
       action: action, before: before, after: current, reduced: reduced, handled: handled,
       handledElsewhere: handledElsewhere, replacement: reducedInstead)
-    for recorder in recorders { recorder.body(step) }
+    tell(.stepped, .stepped(step))
   }
 
   /// Replaces the whole state on the lane and notifies, like an action would.
@@ -381,34 +405,31 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   override func installInspection(_ inspector: any LaneInspector) {
     guard inspection == nil else { return }
     let store = TypedInspectedStore(core: self)
-    let id = nextMiddlewareID
-    nextMiddlewareID += 1
-    recorders.append(
-      (
-        id: id,
-        body: { step in
-          inspector.storeStepped(
-            store, action: step.action, before: step.before, after: step.after,
-            reduced: step.reduced, handled: step.handled, replacement: step.replacement)
-        }
-      ))
-    inspection = (store, id)
-    extras.wrappingAdd(1, ordering: .relaxed)
+    let sink = Sink<StepEvent<State>>(delivery: .synchronous) { event in
+      guard case .stepped(let step) = event else { return }
+      inspector.storeStepped(
+        store, action: step.action, before: step.before, after: step.after,
+        reduced: step.reduced, handled: step.handled, replacement: step.replacement)
+    }
+    watchers.append((.stepped, sink))
+    extrasChanged()
+    inspection = (store, sink.gate)
   }
 
-  override func takeInspectionLocked() -> Int? {
+  override func takeInspectionLocked() -> Gate? {
     defer { inspection = nil }
-    return inspection?.recorder
+    return inspection?.watcher
   }
 
   override func sweepObservers() {
     sweep()
-    let before = taps.count
-    taps.removeAll { $0.gate.isCancelled }
-    if taps.count != before {
-      extras.wrappingSubtract(before - taps.count, ordering: .relaxed)
-      lane.rebuildRouting()
-    }
+    guard watchers.contains(where: { $0.sink.gate.isCancelled }) else { return }
+    // The removed watchers are released once the core is consistent again, under no lock:
+    // a deinit may call back into the store.
+    let all = watchers
+    watchers = all.filter { !$0.sink.gate.isCancelled }
+    if extrasChanged() { lane.rebuildRouting() }
+    withExtendedLifetime(all) {}
   }
 
   override func reduceInTransaction(_ action: any Action, slot: Int) {
@@ -429,46 +450,9 @@ final class StoreCore<State: Sendable>: AnyStoreCore, @unchecked Sendable {
   }
 
   override func removeMiddleware(id: Int) {
-    if let index = recorders.firstIndex(where: { $0.id == id }) {
-      recorders.remove(at: index)
-    } else if let index = middleware.firstIndex(where: { $0.id == id }) {
-      middleware.remove(at: index)
-    } else {
-      return
-    }
-    extras.wrappingSubtract(1, ordering: .relaxed)
-    lane.rebuildRouting()
+    guard let index = middleware.firstIndex(where: { $0.id == id }) else { return }
+    let removed = middleware.remove(at: index)
+    if extrasChanged() { lane.rebuildRouting() }
+    withExtendedLifetime(removed) {}  // Released here, once the core is consistent again.
   }
-}
-
-/// What a store calls after every step in which it reduced an action (see
-/// `StoreCore.stepHook`).
-@usableFromInline
-final class StepHook: Sendable {
-  @usableFromInline let body: @Sendable () -> Void
-
-  init(_ body: @escaping @Sendable () -> Void) {
-    self.body = body
-  }
-}
-
-/// One action as a store saw it: the action, the state before and after, and whether the
-/// store reduced it (rather than not handling it, or its middleware dropping it).
-package struct StepRecord<State: Sendable>: Sendable {
-  package let action: any Action
-  package let before: State
-  package let after: State
-  package let reduced: Bool
-  /// Whether the store has a handler for the action (typed or catch-all).
-  package let handled: Bool
-  /// Whether the store does not handle the action and another store on the lane does.
-  package let handledElsewhere: Bool
-  /// The action the store reduced instead, when its middleware replaced `action`.
-  package var replacement: (any Action)? = nil
-}
-
-/// What an `onAction` tap receives: the action and the state before it was reduced.
-struct ActionEvent<State: Sendable>: Sendable {
-  let action: any Action
-  let stateBefore: State
 }

@@ -20,7 +20,7 @@
         throw .cannotUseDatabase(place: place, reason: DemoError.cause(of: error))
       }
       // The address without the user and the password, for messages.
-      let place = "postgres://\(configuration.host):\(configuration.port)/\(configuration.database)"
+      let place = "postgres://\(configuration.endpoint)"
       let engine = PostgresLogEngine(configuration: configuration)
       do {
         let (lane, todos) = try sharedList(on: engine, mode: mode)

@@ -90,7 +90,7 @@ struct TodoSession {
             SharedLogRecord(
               origin: savedListOrigin, originSequence: 1, name: "todo.restore",
               payload: try encoder.encode(RestoreTodos(list: saved.state)))
-          ], to: SharedLane.defaultLane)
+          ], to: "default")
       }
       try await lane.start()
       if lane.appliedSequence == 0, saved.state != TodoList() {
@@ -106,7 +106,7 @@ struct TodoSession {
 
   /// A lane on `engine` whose todo list is shared for snapshots; a reader saves none.
   static func sharedList(
-    on engine: some SharedSnapshotEngine, mode: SQLiteStorage.Mode
+    on engine: some SharedLogEngine, mode: SQLiteStorage.Mode
   ) throws -> (SharedLane, Store<TodoList>) {
     let lane = try SharedLane(
       engine: engine, actions: TodoList.sharedActions, label: "sluice-demo.todo",

@@ -77,23 +77,24 @@ struct TourGuide {
     }
   }
 
-  /// 2. Key-path reactions print every change, old → new.
+  /// 2. Reactions print every change, old → new.
   func react() -> SubscriptionBag {
     let bag = SubscriptionBag()
-    bag.insert(reaction(on: app.todos, \.openCount, named: "todos.open"))
-    bag.insert(reaction(on: app.todos, \.doneCount, named: "todos.done"))
-    bag.insert(reaction(on: app.settings, \.theme, named: "settings.theme"))
-    bag.insert(reaction(on: app.session, \.profile, named: "session.profile"))
+    // Counts are computed properties: selectors read them without the key-path runtime.
+    bag.insert(reaction(on: app.todos, .select { $0.openCount }, named: "todos.open"))
+    bag.insert(reaction(on: app.todos, .select { $0.doneCount }, named: "todos.done"))
+    bag.insert(reaction(on: app.settings, .select { $0.theme }, named: "settings.theme"))
+    bag.insert(reaction(on: app.session, .select { $0.profile }, named: "session.profile"))
     return bag
   }
 
-  /// Prints each change of the value at `path` as `name: old → new`, and counts it.
+  /// Prints each change of the value `selector` reads as `name: old → new`, and counts it.
   private func reaction<State, Value: Equatable & Sendable & SendableMetatype>(
-    on store: Store<State>, _ path: KeyPath<State, Value> & Sendable, named name: String
+    on store: Store<State>, _ selector: StateSelector<State, Value>, named name: String
   ) -> Subscription {
     let terminal = self.terminal
     let counter = reactionCount
-    return store.observe(path, from: .nextChange) { change in
+    return store.observe(selector, from: .nextChange) { change in
       counter.increment()
       terminal.change(name, "\(change.old)", "\(change.new)")
     }
@@ -103,7 +104,7 @@ struct TourGuide {
   func dispatchActions() {
     terminal.section(
       2, "Actions, reducers and reactions",
-      "Each dispatch runs the reducers, then the key-path reactions print old → new.")
+      "Each dispatch runs the reducers, then the reactions print old → new.")
     for title in ["Read the Sluice guide", "Try sluice-demo todo", "Star the repository"] {
       terminal.dispatching("AddTodo(\"\(title)\")")
       app.todos.dispatch(AddTodo(title: title))

@@ -291,6 +291,7 @@
       if (cause.observerOf) span.append(h('span', { class: 'observer', text: ` (observer of ${cause.observerOf})` }));
     }
     else if (cause.kind === 'effect') span.append(h('span', { text: 'effect ' }), h('span', { class: 'effect-name', text: String(cause.effect ?? '') }), h('span', { text: '\u00a0of ' }), link(cause.parent));
+    else if (cause.kind === 'log') span.append(`log, from node ${cause.node ?? '?'}`);
     else span.append(String(cause.kind));
     return span;
   }
@@ -300,6 +301,7 @@
     if (cause.kind === 'outside') return 'outside';
     if (cause.kind === 'lane') return `lane, during #${cause.parent}${cause.observerOf ? ` (observer of ${cause.observerOf})` : ''}`;
     if (cause.kind === 'effect') return `effect ${cause.effect ?? ''} of #${cause.parent}`;
+    if (cause.kind === 'log') return `log, from node ${cause.node ?? '?'}`;
     return String(cause.kind);
   }
 
@@ -747,7 +749,7 @@
       if (conn.attempt >= MAX_RETRIES) { setConn('closed', 'Not connected: gave up reconnecting.'); return; }
       const delay = RETRY_DELAYS[Math.min(conn.attempt, RETRY_DELAYS.length - 1)];
       conn.attempt++;
-      const reason = conn.opened ? `connection closed${ev.code ? ` (${ev.code})` : ''}` : 'could not reconnect';
+      const reason = conn.opened ? `connection closed${ev.code ? ` (${ev.code})` : ''}${ev.reason ? `: ${ev.reason}` : ''}` : 'could not reconnect';
       setConn('closed', `Not connected: ${reason}; retrying in ${delay} s.`);
       conn.timer = setTimeout(connect, delay * 1000);
     };
@@ -1090,6 +1092,7 @@
       const origin = !last ? 'The origin is not in the log.'
         : !last.cause || last.cause.kind === 'outside' ? `Origin: #${last.seq}, dispatched from outside the lane.`
           : last.cause.kind === 'unknown' ? `Origin: #${last.seq}; its cause is unknown.`
+          : last.cause.kind === 'log' ? `Origin: #${last.seq}, a log entry from node ${last.cause.node}.`
             : `Origin: #${last.cause.parent}, not in the log.`;
       const changeList = h('ul', { class: 'diff' });
       if (step.change) changeList.append(diffLine(step.change));

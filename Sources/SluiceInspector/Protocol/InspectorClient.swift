@@ -8,9 +8,10 @@ import Sluice
 /// touch a live store; only `apply` does, through the lane.
 actor InspectorClient {
   private let recorder: Recorder
-  private let encoder: ValueEncoder
+  private let redaction: Redaction
   private let lane: String
   private let testWriter: TestFileWriter
+  private let replayer: Replayer
   private let send: @Sendable (String) -> Void
   private var paused = false
   /// The newest record the client has (in a snapshot or a `record`): an older one arriving
@@ -25,13 +26,14 @@ actor InspectorClient {
   private var jumpedTo: UInt64?
 
   init(
-    recorder: Recorder, encoder: ValueEncoder, lane: String, testWriter: TestFileWriter,
-    send: @escaping @Sendable (String) -> Void
+    recorder: Recorder, redaction: Redaction, lane: String, testWriter: TestFileWriter,
+    replayer: Replayer, send: @escaping @Sendable (String) -> Void
   ) {
     self.recorder = recorder
-    self.encoder = encoder
+    self.redaction = redaction
     self.lane = lane
     self.testWriter = testWriter
+    self.replayer = replayer
     self.send = send
   }
 
@@ -53,28 +55,19 @@ actor InspectorClient {
     case .record(let record):
       guard record.seq > newest else { return }
       newest = record.seq
-      send(InspectorMessage.record(record))
+      send(InspectorMessage.RecordAdded(record: record).jsonText)
     case .summary(let summary):
       guard summary.dropped > dropped else { return }
       dropped = summary.dropped
-      send(InspectorMessage.summaryMessage(summary))
+      send(InspectorMessage.SummaryChanged(summary: .init(summary)).jsonText)
     case .store(let info, let state):
       guard knownStores.insert(info.id).inserted else { return }
-      send(
-        InspectorMessage.object([
-          ("type", .string("store")),
-          (
-            "store",
-            InspectorMessage.object([
-              ("id", .string(info.id)), ("name", .string(info.name)), ("state", state),
-            ])
-          ),
-        ]).json)
+      send(InspectorMessage.StoreAdded(store: .init(info, state: state)).jsonText)
     case .resync:
       // Records were let go on the way here: the client starts over from what is kept now.
       let snapshot = recorder.snapshot()
       took(snapshot)
-      send(InspectorMessage.snapshot(snapshot, encoder: encoder))
+      send(InspectorMessage.snapshot(snapshot, redaction: redaction))
     }
   }
 
@@ -87,48 +80,91 @@ actor InspectorClient {
       return send(InspectorMessage.error(failure.error.code, failure.error.message, id: failure.id))
     }
     do {
-      try await carryOut(command)
+      try await carryOut(command.request, id: command.id)
     } catch {
       send(InspectorMessage.error(error.code, error.message, id: command.id))
     }
   }
 
-  private func carryOut(_ command: InspectorCommand) async throws(InspectorError) {
-    let id = command.id
-    switch command.name {
-    case .ping: send(InspectorMessage.reply("pong", id: id))
+  /// Sends the reply `type` to the command `id`, with the fields of `body`.
+  private func reply(_ type: String, id: StateValue?, _ body: some Encodable) {
+    send(InspectorMessage.Reply(type: type, id: id, body: body).jsonText)
+  }
+
+  private struct Paused: Encodable { let paused: Bool }
+  private struct Applied: Encodable {
+    let seq: UInt64
+    let stores: [String]
+  }
+  private struct Detail: Encodable {
+    struct Store: Encodable {
+      let id: String
+      let before: StateValue
+      let after: StateValue
+      let changes: [InspectorMessage.Change]
+    }
+    let seq: UInt64
+    let record: InspectorRecord
+    let stores: [Store]
+  }
+  private struct WhySteps: Encodable {
+    let store: String
+    let path: String
+    let steps: [Why.Step]
+  }
+  private struct Observers: Encodable {
+    struct Store: Encodable {
+      let id: String
+      let observers: [InspectorMessage.Observer]
+    }
+    let stores: [Store]
+  }
+  private struct Export: Encodable { let session: SessionExport }
+  private struct TestFile: Encodable {
+    let fileName: String
+    let source: String
+  }
+  private struct States: Encodable {
+    let seq: UInt64
+    let stores: [InspectorMessage.StoreState]
+    let skipped: [UInt64]
+  }
+
+  private func carryOut(_ request: InspectorCommand.Request, id: StateValue?)
+    async throws(InspectorError)
+  {
+    switch request {
+    case .ping: reply("pong", id: id, InspectorMessage.Empty())
     case .pause:
       paused = true
-      send(InspectorMessage.reply("paused", id: id, [("paused", .bool(true))]))
+      reply("paused", id: id, Paused(paused: true))
     case .resume:
       paused = false
       // The page starts over from the new snapshot, and so does this client's fork.
       skipped = []
       jumpedTo = nil
-      send(InspectorMessage.reply("paused", id: id, [("paused", .bool(false))]))
+      reply("paused", id: id, Paused(paused: false))
       let snapshot = recorder.snapshot()
       took(snapshot)
-      send(InspectorMessage.snapshot(snapshot, encoder: encoder))
-    case .jump:
-      let seq = try command.seq("seq")
+      send(InspectorMessage.snapshot(snapshot, redaction: redaction))
+    case .jump(let seq):
       let snapshot = recorder.snapshot()
       try check(seq, in: snapshot)
       jumpedTo = seq
-      sendStates(at: seq, snapshot: snapshot, id: id)
-    case .toggle:
-      let seq = try command.seq("seq")
-      let skip = try command.bool("skip")
+      try await sendStates(at: seq, snapshot: snapshot, id: id)
+    case .toggle(let seq, let skip):
       let snapshot = recorder.snapshot()
       guard snapshot.records.contains(where: { $0.seq == seq }) else {
         throw InspectorError(.unknownRecord, "record \(seq) is not kept")
       }
       if skip { skipped.insert(seq) } else { skipped.remove(seq) }
-      sendStates(at: jumpedTo ?? snapshot.records.last?.seq ?? 0, snapshot: snapshot, id: id)
-    case .apply:
+      try await sendStates(
+        at: jumpedTo ?? snapshot.records.last?.seq ?? 0, snapshot: snapshot, id: id)
+    case .apply(let requested):
       let snapshot = recorder.snapshot()
-      let seq = try command.optionalSeq("seq") ?? jumpedTo ?? snapshot.records.last?.seq ?? 0
+      let seq = requested ?? jumpedTo ?? snapshot.records.last?.seq ?? 0
       try check(seq, in: snapshot)
-      let states = fork(at: seq, snapshot: snapshot)
+      let states = try await fork(at: seq, snapshot: snapshot)
       let replacements = snapshot.stores.compactMap { info in
         states[info.id].map { (store: info.store, state: $0) }
       }
@@ -139,54 +175,35 @@ actor InspectorClient {
         throw InspectorError(.failed, "not applied: \(error)")
       }
       let applied = snapshot.stores.filter { info in replaced.contains { $0 === info.store } }
-        .map { InspectorValue.string($0.id) }
+        .map(\.id)
       guard applied.count == replacements.count else {
         throw InspectorError(
           .failed,
           "applied to \(applied.count) of \(replacements.count) stores: the others are gone")
       }
-      send(
-        InspectorMessage.reply(
-          "applied", id: id, [("seq", .number(Double(seq))), ("stores", .array(applied))]))
-    case .detail:
-      let seq = try command.seq("seq")
+      reply("applied", id: id, Applied(seq: seq, stores: applied))
+    case .detail(let seq):
       let snapshot = recorder.snapshot()
       guard let index = snapshot.records.firstIndex(where: { $0.seq == seq }) else {
         throw InspectorError(.unknownRecord, "record \(seq) is not kept")
       }
       let record = snapshot.records[index]
       let previous = index == 0 ? 0 : snapshot.records[index - 1].seq
-      let before = fork(at: previous, snapshot: snapshot)
-      let after = fork(at: seq, snapshot: snapshot)
-      let stores: [InspectorValue] = snapshot.stores.compactMap { info in
+      let before = try await fork(at: previous, snapshot: snapshot)
+      let after = try await fork(at: seq, snapshot: snapshot)
+      let stores = snapshot.stores.compactMap { info -> Detail.Store? in
         guard
           record.stores.contains(info.id) || record.changes.contains(where: { $0.store == info.id })
         else { return nil }
-        return InspectorMessage.object([
-          ("id", .string(info.id)),
-          (
-            "before", before[info.id].map { encoder.encodeState($0, storeName: info.name) } ?? .null
-          ),
-          ("after", after[info.id].map { encoder.encodeState($0, storeName: info.name) } ?? .null),
-          (
-            "changes",
-            .array(
-              record.changes.filter { $0.store == info.id }.map {
-                InspectorMessage.change($0.change, store: $0.store)
-              })
-          ),
-        ])
+        return Detail.Store(
+          id: info.id, before: before[info.id].map { redaction.encodeState($0) } ?? .null,
+          after: after[info.id].map { redaction.encodeState($0) } ?? .null,
+          changes: record.changes.filter { $0.store == info.id }.map {
+            InspectorMessage.Change($0.change, store: $0.store)
+          })
       }
-      send(
-        InspectorMessage.reply(
-          "detail", id: id,
-          [
-            ("seq", .number(Double(seq))), ("record", InspectorMessage.record(record)),
-            ("stores", .array(stores)),
-          ]))
-    case .why:
-      let store = try command.string("store", limit: 64)
-      let pathText = try command.string("path")
+      reply("detail", id: id, Detail(seq: seq, record: record, stores: stores))
+    case .why(let store, let pathText):
       guard let path = InspectorPath(parsing: pathText) else {
         throw InspectorError(.badArgument, "\"\(pathText.prefix(64))\" is not a path")
       }
@@ -194,40 +211,26 @@ actor InspectorClient {
       guard snapshot.stores.contains(where: { $0.id == store }) else {
         throw InspectorError(.badArgument, "no store \"\(store)\"")
       }
-      send(
-        InspectorMessage.reply(
-          "why", id: id,
-          [
-            ("store", .string(store)), ("path", .string(path.description)),
-            ("steps", Why.steps(store: store, path: path, records: snapshot.records)),
-          ]))
+      let steps = Why.steps(store: store, path: path, records: snapshot.records)
+      reply("why", id: id, WhySteps(store: store, path: path.description, steps: steps))
     case .observers:
       let snapshot = recorder.snapshot()
-      var stores: [InspectorValue] = []
+      var stores: [Observers.Store] = []
       for info in snapshot.stores {
         let observers = await info.store.observers()
-        stores.append(
-          InspectorMessage.object([
-            ("id", .string(info.id)),
-            ("observers", .array(observers.map(InspectorMessage.observer))),
-          ]))
+        stores.append(.init(id: info.id, observers: observers.map(InspectorMessage.Observer.init)))
       }
-      send(InspectorMessage.reply("observers", id: id, [("stores", .array(stores))]))
+      reply("observers", id: id, Observers(stores: stores))
     case .export:
       let snapshot = recorder.snapshot()
-      send(
-        InspectorMessage.reply(
-          "export", id: id,
-          [("session", SessionExport.session(snapshot, lane: lane, encoder: encoder))]))
-    case .exportTest:
-      let from = try command.seq("from")
-      let through = try command.seq("through")
+      reply(
+        "export", id: id,
+        Export(session: SessionExport(snapshot, lane: lane, redaction: redaction)))
+    case .exportTest(let from, let through):
       let snapshot = recorder.snapshot()
       let file = try testWriter.file(
         from: from, through: through, snapshot: snapshot, skipping: skipped)
-      send(
-        InspectorMessage.reply(
-          "test", id: id, [("fileName", .string(file.name)), ("source", .string(file.source))]))
+      reply("test", id: id, TestFile(fileName: file.name, source: file.source))
     }
   }
 
@@ -237,23 +240,36 @@ actor InspectorClient {
     }
   }
 
-  /// The fork's states after record `seq` (0: the base), without this client's skipped records.
-  private func fork(at seq: UInt64, snapshot: RecorderSnapshot) -> [String: any Sendable] {
-    Fork.states(
-      from: snapshot.base, through: snapshot.records.lazy.filter { $0.seq <= seq },
-      stores: Dictionary(uniqueKeysWithValues: snapshot.stores.map { ($0.id, $0.store) }),
-      skipping: skipped)
+  /// The fork's states after record `seq` (0: the base), without this client's skipped records,
+  /// replayed by the ``Replayer``.
+  private func fork(
+    at seq: UInt64, snapshot: RecorderSnapshot
+  ) async throws(InspectorError) -> [String: any Sendable] {
+    let skipped = skipped
+    guard
+      let states = await replayer.run({
+        Fork.states(
+          from: snapshot.base, through: snapshot.records.lazy.filter { $0.seq <= seq },
+          stores: Dictionary(uniqueKeysWithValues: snapshot.stores.map { ($0.id, $0.store) }),
+          skipping: skipped)
+      })
+    else {
+      throw InspectorError(
+        .failed, "\(replayer.limit) replays wait already; try again when they are done")
+    }
+    return states
   }
 
-  private func sendStates(at seq: UInt64, snapshot: RecorderSnapshot, id: InspectorValue?) {
-    let states = fork(at: seq, snapshot: snapshot)
-    send(
-      InspectorMessage.reply(
-        "states", id: id,
-        [
-          ("seq", .number(Double(seq))),
-          ("stores", InspectorMessage.states(states, stores: snapshot.stores, encoder: encoder)),
-          ("skipped", .array(skipped.sorted().map { .number(Double($0)) })),
-        ]))
+  private func sendStates(
+    at seq: UInt64, snapshot: RecorderSnapshot, id: StateValue?
+  ) async throws(InspectorError) {
+    let states = try await fork(at: seq, snapshot: snapshot)
+    reply(
+      "states", id: id,
+      States(
+        seq: seq,
+        stores: InspectorMessage.StoreState.all(
+          states, stores: snapshot.stores, redaction: redaction),
+        skipped: skipped.sorted()))
   }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Sluice
 
-/// The server's side of the protocol (see <doc:InspectorProtocol>): every message it sends,
-/// as JSON text.
+/// The server's side of the protocol (see <doc:InspectorProtocol>): every message it sends is
+/// one of these `Encodable` types, written by `JSONEncoder` as compact JSON text, keys sorted.
 enum InspectorMessage {
   /// The protocol's version.
   static let version = 1
@@ -12,141 +12,213 @@ enum InspectorMessage {
   ]
 
   static func hello(lane: String, capacity: Int) -> String {
-    object([
-      ("type", .string("hello")), ("protocol", .number(Double(version))),
-      ("lane", .string(lane)), ("capacity", .number(Double(capacity))),
-      ("capabilities", .array(capabilities.map(InspectorValue.string))),
-    ]).json
+    Hello(lane: lane, capacity: capacity).jsonText
   }
 
-  static func snapshot(_ snapshot: RecorderSnapshot, encoder: ValueEncoder) -> String {
-    object([
-      ("type", .string("snapshot")),
-      ("stores", stores(snapshot)),
-      ("base", base(snapshot, encoder: encoder)),
-      ("records", .array(snapshot.records.map(record))),
-      ("summary", summary(snapshot.summary)),
-    ]).json
+  static func snapshot(_ snapshot: RecorderSnapshot, redaction: Redaction) -> String {
+    Snapshot(snapshot, redaction: redaction).jsonText
   }
 
-  static func record(_ record: InspectorRecord) -> String {
-    object([("type", .string("record")), ("record", self.record(record))]).json
+  static func error(_ code: InspectorError.Code, _ message: String, id: StateValue?) -> String {
+    Reply(type: "error", id: id, body: Failure(code: code.rawValue, message: message)).jsonText
   }
 
-  static func summaryMessage(_ summary: InspectorSummary) -> String {
-    object([("type", .string("summary")), ("summary", self.summary(summary))]).json
+  struct Hello: Encodable {
+    let type = "hello"
+    let `protocol` = version
+    let lane: String
+    let capacity: Int
+    let capabilities = InspectorMessage.capabilities
   }
 
-  /// A reply to the command `id`: its type, the id, then `fields`.
-  static func reply(
-    _ type: String, id: InspectorValue?, _ fields: [(String, InspectorValue)] = []
-  ) -> String {
-    object([("type", .string(type)), ("id", id ?? .null)] + fields).json
+  struct Snapshot: Encodable {
+    let type = "snapshot"
+    let stores: [Store]
+    let base: [StoreState]
+    let records: [InspectorRecord]
+    let summary: Summary
+
+    init(_ snapshot: RecorderSnapshot, redaction: Redaction) {
+      stores = snapshot.stores.map { Store($0, state: snapshot.latest[$0.id] ?? .null) }
+      base = StoreState.all(snapshot.base, stores: snapshot.stores, redaction: redaction)
+      records = snapshot.records
+      summary = Summary(snapshot.summary)
+    }
   }
 
-  static func error(_ code: InspectorError.Code, _ message: String, id: InspectorValue?) -> String {
-    reply("error", id: id, [("code", .string(code.rawValue)), ("message", .string(message))])
+  /// A record the recorder made after the client's snapshot.
+  struct RecordAdded: Encodable {
+    let type = "record"
+    let record: InspectorRecord
+  }
+
+  /// How many records the ring let go, by type.
+  struct SummaryChanged: Encodable {
+    let type = "summary"
+    let summary: Summary
+  }
+
+  /// A store the lane met after the client's snapshot.
+  struct StoreAdded: Encodable {
+    let type = "store"
+    let store: Store
+  }
+
+  /// A reply to the command `id` (`null` when it gave none): its `type`, the id, then the
+  /// fields of `body`.
+  struct Reply<Body: Encodable>: Encodable {
+    let type: String
+    let id: StateValue?
+    let body: Body
+
+    private enum Key: String, CodingKey { case type, id }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(type, forKey: .type)
+      try container.encode(id ?? .null, forKey: .id)
+      try body.encode(to: encoder)
+    }
+  }
+
+  /// The body of a reply without fields.
+  struct Empty: Encodable {}
+
+  /// The body of an `error` reply.
+  struct Failure: Encodable {
+    let code: String
+    let message: String
   }
 
   // MARK: - Parts
 
-  static func object(_ fields: [(String, InspectorValue)]) -> InspectorValue {
-    .object(fields.map { InspectorValue.Field($0.0, $0.1) })
+  /// `{"id", "name", "state"}`: a store and its newest state.
+  struct Store: Encodable {
+    let id: String
+    let name: String
+    let state: StateValue
+
+    init(_ info: InspectorStoreInfo, state: StateValue) {
+      id = info.id
+      name = info.name
+      self.state = state
+    }
   }
 
-  static func stores(_ snapshot: RecorderSnapshot) -> InspectorValue {
-    .array(
-      snapshot.stores.map { info in
-        object([
-          ("id", .string(info.id)), ("name", .string(info.name)),
-          ("state", snapshot.latest[info.id] ?? .null),
-        ])
-      })
-  }
+  /// `{"id", "state"}`: a store's state at some point.
+  struct StoreState: Encodable {
+    let id: String
+    let state: StateValue
 
-  static func base(_ snapshot: RecorderSnapshot, encoder: ValueEncoder) -> InspectorValue {
-    states(snapshot.base, stores: snapshot.stores, encoder: encoder)
-  }
-
-  /// `[{"id", "state"}…]` for `states`, in the stores' order.
-  static func states(
-    _ states: [String: any Sendable], stores: [InspectorStoreInfo], encoder: ValueEncoder
-  ) -> InspectorValue {
-    .array(
+    /// `states`, redacted, in the stores' order.
+    static func all(
+      _ states: [String: any Sendable], stores: [InspectorStoreInfo], redaction: Redaction
+    ) -> [StoreState] {
       stores.compactMap { info in
-        guard let state = states[info.id] else { return nil }
-        return object([
-          ("id", .string(info.id)),
-          ("state", encoder.encodeState(state, storeName: info.name)),
-        ])
-      })
+        states[info.id].map { StoreState(id: info.id, state: redaction.encodeState($0)) }
+      }
+    }
   }
 
-  static func summary(_ summary: InspectorSummary) -> InspectorValue {
-    object([
-      ("dropped", .number(Double(summary.dropped))),
-      (
-        "byType",
-        .dictionary(
-          summary.byType.sorted { $0.key < $1.key }.map {
-            InspectorValue.Field($0.key, .number(Double($0.value)))
-          })
-      ),
-    ])
+  struct Summary: Encodable {
+    let dropped: Int
+    let byType: [String: Int]
+
+    init(_ summary: InspectorSummary) {
+      dropped = summary.dropped
+      byType = summary.byType
+    }
   }
 
-  static func record(_ record: InspectorRecord) -> InspectorValue {
-    object([
-      ("seq", .number(Double(record.seq))),
-      ("kind", .string(record.kind.rawValue)),
-      ("action", object([("type", .string(record.type)), ("payload", record.payload)])),
-      ("stores", .array(record.stores.map(InspectorValue.string))),
-      ("changes", .array(record.changes.map { change($0.change, store: $0.store) })),
-      ("durationMicros", .number(Double(record.durationMicros))),
-      ("time", .string(record.time.formatted(.iso8601))),
-      ("site", site(record.origin?.site)),
-      ("cause", cause(record.origin?.cause)),
-    ])
-  }
+  /// `{"store", "path", "old", "new"}`: `old` is left out for a part that appeared, `new` for
+  /// one that went.
+  struct Change: Encodable {
+    let store: String
+    let path: String
+    let old: StateValue?
+    let new: StateValue?
 
-  static func change(_ change: InspectorChange, store: String) -> InspectorValue {
-    var fields: [(String, InspectorValue)] = [
-      ("store", .string(store)), ("path", .string(change.path.description)),
-    ]
-    if let old = change.old { fields.append(("old", old)) }
-    if let new = change.new { fields.append(("new", new)) }
-    return object(fields)
+    init(_ change: StateValueChange, store: String) {
+      self.store = store
+      path = InspectorPath(change.path).description
+      old = change.old
+      new = change.new
+    }
   }
 
   /// `{"kind", "keyPath", "path", "count"}`: `path` is where "why" looks (`""`: the whole
   /// state; `null`: the observer reads computed values, so any change may move it).
-  static func observer(_ observer: InspectedObserver) -> InspectorValue {
-    object([
-      ("kind", .string(observer.kind.rawValue)),
-      ("keyPath", observer.keyPath.map(InspectorValue.string) ?? .null),
-      ("path", observer.path.map(InspectorValue.string) ?? .null),
-      ("count", .number(Double(observer.count))),
-    ])
+  struct Observer: Encodable {
+    let kind: String
+    @Null var keyPath: String?
+    @Null var path: String?
+    let count: Int
+
+    init(_ observer: InspectedObserver) {
+      kind = observer.kind.rawValue
+      keyPath = observer.keyPath
+      path = observer.path
+      count = observer.count
+    }
+  }
+}
+
+/// An optional part a message writes `null` when it has no value, rather than leaving it out.
+@propertyWrapper
+struct Null<Value: Encodable>: Encodable {
+  var wrappedValue: Value?
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+  }
+}
+
+/// A record as the protocol writes it: `{"seq", "kind", "action": {"type", "payload"},
+/// "stores", "changes", "durationMicros", "time", "site", "cause"}`. `site` is `null` when
+/// unknown; the cause says why the action was dispatched, and an effect's cause names its
+/// store's id (`null` when the effect was not a store's), a log entry's the node that sent it.
+extension InspectorRecord: Encodable {
+  private enum Key: String, CodingKey {
+    case seq, kind, action, stores, changes, durationMicros, time, site, cause
+    case type, payload, file, line, parent, observerOf, effect, store, node
   }
 
-  static func site(_ site: DispatchSite?) -> InspectorValue {
-    guard let site else { return .null }
-    return object([("file", .string(site.file)), ("line", .number(Double(site.line)))])
-  }
-
-  static func cause(_ cause: DispatchCause?) -> InspectorValue {
-    switch cause {
-    case nil: object([("kind", .string("unknown"))])
-    case .outside: object([("kind", .string("outside"))])
+  func encode(to encoder: any Encoder) throws {
+    var fields = encoder.container(keyedBy: Key.self)
+    try fields.encode(seq, forKey: .seq)
+    try fields.encode(kind.rawValue, forKey: .kind)
+    var action = fields.nestedContainer(keyedBy: Key.self, forKey: .action)
+    try action.encode(type, forKey: .type)
+    try action.encode(payload, forKey: .payload)
+    try fields.encode(stores, forKey: .stores)
+    let changes = changes.map { InspectorMessage.Change($0.change, store: $0.store) }
+    try fields.encode(changes, forKey: .changes)
+    try fields.encode(durationMicros, forKey: .durationMicros)
+    try fields.encode(time.formatted(.iso8601), forKey: .time)
+    if let site = origin?.site {
+      var nested = fields.nestedContainer(keyedBy: Key.self, forKey: .site)
+      try nested.encode(site.file, forKey: .file)
+      try nested.encode(site.line, forKey: .line)
+    } else {
+      try fields.encodeNil(forKey: .site)
+    }
+    var cause = fields.nestedContainer(keyedBy: Key.self, forKey: .cause)
+    switch origin?.cause {
+    case nil: try cause.encode("unknown", forKey: .kind)
+    case .outside: try cause.encode("outside", forKey: .kind)
     case .lane(let parent, let store):
-      object(
-        [("kind", .string("lane")), ("parent", .number(Double(parent)))]
-          + (store.map { [("observerOf", InspectorValue.string($0))] } ?? []))
-    case .effect(let parent, let effect):
-      object([
-        ("kind", .string("effect")), ("parent", .number(Double(parent))),
-        ("effect", .string(effect)),
-      ])
+      try cause.encode("lane", forKey: .kind)
+      try cause.encode(parent, forKey: .parent)
+      try cause.encodeIfPresent(store, forKey: .observerOf)
+    case .effect(let parent, let effect, _):
+      try cause.encode("effect", forKey: .kind)
+      try cause.encode(parent, forKey: .parent)
+      try cause.encode(effect, forKey: .effect)
+      try cause.encode(effectStore, forKey: .store)  // `null` when nil
+    case .log(let node):
+      try cause.encode("log", forKey: .kind)
+      try cause.encode(node, forKey: .node)
     }
   }
 }

@@ -1,19 +1,21 @@
-/// An exported session: what the page downloads and can load again without a server.
-enum SessionExport {
-  /// The `format` field of every export.
-  static let format = "sluice-inspector-session"
+import Sluice
 
-  static func session(_ snapshot: RecorderSnapshot, lane: String, encoder: ValueEncoder)
-    -> InspectorValue
-  {
-    InspectorMessage.object([
-      ("format", .string(format)),
-      ("protocol", .number(Double(InspectorMessage.version))),
-      ("lane", .string(lane)),
-      ("stores", InspectorMessage.stores(snapshot)),
-      ("base", InspectorMessage.base(snapshot, encoder: encoder)),
-      ("records", .array(snapshot.records.map(InspectorMessage.record))),
-      ("summary", InspectorMessage.summary(snapshot.summary)),
-    ])
+/// An exported session: what the page downloads and can load again without a server.
+struct SessionExport: Encodable {
+  /// The same in every export.
+  let format = "sluice-inspector-session"
+  let `protocol` = InspectorMessage.version
+  let lane: String
+  let stores: [InspectorMessage.Store]
+  let base: [InspectorMessage.StoreState]
+  let records: [InspectorRecord]
+  let summary: InspectorMessage.Summary
+
+  init(_ snapshot: RecorderSnapshot, lane: String, redaction: Redaction) {
+    self.lane = lane
+    let messages = InspectorMessage.Snapshot(snapshot, redaction: redaction)
+    (stores, base, records, summary) = (
+      messages.stores, messages.base, messages.records, messages.summary
+    )
   }
 }

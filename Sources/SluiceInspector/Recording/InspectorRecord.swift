@@ -18,20 +18,22 @@ struct InspectorRecord: Sendable {
   struct StoreChange: Sendable {
     /// The store's id in the protocol (`s1`, `s2`, …).
     var store: String
-    var change: InspectorChange
+    var change: StateValueChange
   }
 
   let seq: UInt64
   let kind: Kind
   /// The action's type name, the transaction's label, or `replace`.
   let type: String
-  let payload: InspectorValue
+  let payload: StateValue
   /// The stores that handled the action (or whose state was replaced).
   let stores: [String]
   let changes: [StoreChange]
   let durationMicros: Int
   let time: Date
   let origin: DispatchOrigin?
+  /// The id of the store whose effect dispatched the action, when an effect of a store did.
+  let effectStore: String?
 
   // For replaying the step in a fork.
   /// The action, when the step was one.

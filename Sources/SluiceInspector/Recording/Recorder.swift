@@ -9,7 +9,7 @@ enum RecorderEvent: Sendable {
   /// The ring let records go.
   case summary(InspectorSummary)
   /// A store the recorder had not seen: its state before its first step.
-  case store(InspectorStoreInfo, InspectorValue)
+  case store(InspectorStoreInfo, StateValue)
   /// The follower fell behind and events were let go: it must start over from a snapshot.
   case resync
 }
@@ -71,7 +71,7 @@ final class RecorderFollower: Sendable {
 struct RecorderSnapshot: Sendable {
   let stores: [InspectorStoreInfo]
   /// Each store's state after the newest record (by store id).
-  let latest: [String: InspectorValue]
+  let latest: [String: StateValue]
   /// Each store's state before the oldest record kept (by store id).
   let base: [String: any Sendable]
   /// The records kept, oldest first.
@@ -89,8 +89,8 @@ struct RecorderSnapshot: Sendable {
 final class Recorder: LaneInspector, @unchecked Sendable {
   // @unchecked Sendable: the fields marked "lane only" are touched only by the LaneInspector
   // methods, which the lane calls one at a time from the thread holding it; the others only
-  // under `lock`; `encoder` and `capacity` are immutable.
-  let encoder: ValueEncoder
+  // under `lock`; `redaction` and `capacity` are immutable.
+  let redaction: Redaction
   /// How many records the ring keeps.
   let capacity: Int
   /// The time since the recorder was made, on the clock its steps' durations are measured on.
@@ -102,14 +102,16 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   private var head = 0
   private var summary = InspectorSummary()
   private var stores: [InspectorStoreInfo] = []
-  private var latest: [String: InspectorValue] = [:]
+  private var latest: [String: StateValue] = [:]
   private var base: [String: any Sendable] = [:]
   private var followers: [UInt64: RecorderFollower] = [:]
   private var nextFollower: UInt64 = 0
+  /// How many stores the recorder met: the next one is `s\(met + 1)`.
+  private var met = 0
 
   // Lane only.
   private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
-  private var encoded: [String: InspectorValue] = [:]
+  private var encoded: [String: StateValue] = [:]
   private var open: Pending?
   private var nextSeq: UInt64 = 1
   /// Action type names, made once per type.
@@ -122,7 +124,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     let started: Duration
     var kind = InspectorRecord.Kind.action
     var type: String?
-    var payload = InspectorValue.null
+    var payload = StateValue.null
     var action: (any Action)?
     var origin: DispatchOrigin?
     var stores: [String] = []
@@ -132,8 +134,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     var replacements: [String: any Action] = [:]
   }
 
-  init(encoder: ValueEncoder, capacity: Int, clock: any Clock<Duration> = ContinuousClock()) {
-    self.encoder = encoder
+  init(redaction: Redaction, capacity: Int, clock: any Clock<Duration> = ContinuousClock()) {
+    self.redaction = redaction
     self.capacity = max(1, capacity)
     elapsed = clock.stopwatch()
   }
@@ -256,6 +258,21 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     open = pending
   }
 
+  /// Forgets a store that left the lane: its info (and with it its initial state and handler
+  /// table), its states. Records that name it stay until the ring lets them go; a fork leaves
+  /// it out.
+  func storeLeft(_ store: InspectedStore) {
+    guard let info = known.removeValue(forKey: ObjectIdentifier(store)) else { return }
+    encoded[info.id] = nil
+    let forgotten = lock.withLock {
+      stores.removeAll { $0.id == info.id }
+      latest[info.id] = nil
+      return base.removeValue(forKey: info.id)
+    }
+    // Released here, outside the lock: a value's deinit may call into the store.
+    _ = (info, forgotten)
+  }
+
   func itemEnded() {
     guard let pending = open else { return }
     open = nil
@@ -265,7 +282,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       seq: pending.seq, kind: pending.kind, type: type, payload: pending.payload,
       stores: pending.stores, changes: pending.changes,
       durationMicros: Recorder.micros(elapsed() - pending.started), time: Date(),
-      origin: pending.origin, action: pending.action, reducedBy: pending.reducedBy,
+      origin: pending.origin, effectStore: effectStore(of: pending.origin),
+      action: pending.action, reducedBy: pending.reducedBy,
       replacements: pending.replacements, statesAfter: pending.statesAfter)
     let states = encoded
     // The record the ring lets go, and the fork's base moved past it, are worked out here, on
@@ -320,7 +338,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       typeNames[ObjectIdentifier(actionType)] = name
       pending.type = name
     }
-    pending.payload = encoder.encodeAction(action)
+    pending.payload = redaction.encodeAction(action)
   }
 
   /// Encodes a store's new state and keeps what changed since its last one (lane only).
@@ -328,9 +346,9 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     _ after: any Sendable, before: any Sendable, of info: InspectorStoreInfo,
     in pending: inout Pending
   ) {
-    let old = encoded[info.id] ?? encoder.encodeState(before, storeName: info.name)
-    let new = encoder.encodeState(after, storeName: info.name)
-    for change in InspectorChange.between(old, new) {
+    let old = encoded[info.id] ?? redaction.encodeState(before)
+    let new = redaction.encodeState(after)
+    for change in StateValueChange.between(old, new) {
       pending.changes.append(InspectorRecord.StoreChange(store: info.id, change: change))
     }
     encoded[info.id] = new
@@ -342,9 +360,10 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     // By the inspected store's own identity, which the recorder keeps alive: a core's address
     // may be reused by a store made after one went.
     if let info = known[ObjectIdentifier(store)] { return info }
-    let encodedState = encoder.encodeState(state, storeName: store.name)
+    let encodedState = redaction.encodeState(state)
     let (info, targets) = lock.withLock {
-      let info = InspectorStoreInfo(id: "s\(stores.count + 1)", name: store.name, store: store)
+      met += 1
+      let info = InspectorStoreInfo(id: "s\(met)", name: store.name, store: store)
       stores.append(info)
       base[info.id] = state
       latest[info.id] = encodedState
@@ -354,6 +373,13 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     known[ObjectIdentifier(store)] = info
     encoded[info.id] = encodedState
     return info
+  }
+
+  /// The id of the store whose effect dispatched an action of `origin`, when it is known
+  /// (lane only).
+  private func effectStore(of origin: DispatchOrigin?) -> String? {
+    guard case .effect(_, _, let store?)? = origin?.cause else { return nil }
+    return known[store]?.id
   }
 
   private func storesByID() -> [String: InspectedStore] {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Sluice
 
 /// The inspector's HTTP server: the page at `/`, the protocol's WebSocket at `/ws`, on
@@ -13,16 +14,18 @@ final class InspectorServer: Sendable {
   static let maxMessage = 1 << 20
 
   let port: Int
+  private let group: ServiceGroup
   private let task: Task<Void, Never>
 
-  private init(port: Int, task: Task<Void, Never>) {
+  private init(port: Int, group: ServiceGroup, task: Task<Void, Never>) {
     self.port = port
+    self.group = group
     self.task = task
   }
 
   /// Starts listening on `host:port` (0: a free port) and returns once the server listens.
   static func start(
-    host: String, port: Int, token: String, page: PageResources,
+    host: String, port: Int, token: String, page: PageResources, logger: Logger,
     connect: @escaping @Sendable (WebSocketInboundStream, WebSocketOutboundWriter) async -> Void
   ) async throws(InspectorError) -> InspectorServer {
     let access = Guarded<AccessCheck?>(nil)
@@ -56,38 +59,46 @@ final class InspectorServer: Sendable {
       },
       onUpgrade: { inbound, outbound, _ in await connect(inbound, outbound) })
 
-    var logger = Logger(label: "sluice.inspector")
-    logger.logLevel = .critical
-    let started = StartSignal()
+    // The first word wins: the port the server listens on, or why it stopped before.
+    let (started, start) = AsyncStream.makeStream(of: Result<Int, InspectorError>.self)
     let application = Application(
       router: router,
       server: .http1WebSocketUpgrade(
         webSocketRouter: router,
         configuration: .init(ws: .init(maxFrameSize: maxMessage))),
       configuration: .init(address: .hostname(host, port: port), serverName: nil),
-      onServerRunning: { channel in started.listening(on: channel.localAddress?.port ?? 0) },
+      onServerRunning: { channel in start.yield(.success(channel.localAddress?.port ?? 0)) },
       logger: logger)
+    // Stopped by a graceful shutdown: the server stops listening, then closes the WebSockets
+    // (1000, normal closure) and waits for them.
+    let group = ServiceGroup(services: [application], logger: logger)
     let task = Task {
-      do {
-        try await application.run()
-        started.failed("the server stopped before it listened")
-      } catch {
-        started.failed("\(error)")
-      }
+      var reason = "the server stopped before it listened"
+      do { try await group.run() } catch { reason = "\(error)" }
+      start.yield(
+        .failure(InspectorError(.cannotListen, "cannot listen on \(host):\(port): \(reason)")))
+      start.finish()
     }
-    switch await started.wait() {
-    case .success(let boundPort):
+    switch await started.first(where: { _ in true }) {
+    case .success(let boundPort)?:
       access.withLock { $0 = AccessCheck(token: token, port: boundPort) }
-      return InspectorServer(port: boundPort, task: task)
-    case .failure(let message):
+      return InspectorServer(port: boundPort, group: group, task: task)
+    case .failure(let error)?:
       task.cancel()
-      throw InspectorError(.cannotListen, "cannot listen on \(host):\(port): \(message)")
+      throw error
+    case nil:
+      task.cancel()
+      throw InspectorError(.cannotListen, "cannot listen on \(host):\(port)")
     }
   }
 
-  /// Stops listening and closes the connections; returns once the server is down.
-  func stop() async {
-    task.cancel()
+  /// Stops listening and closes the connections, without waiting.
+  func cancel() {
+    Task { [group] in await group.triggerGracefulShutdown() }
+  }
+
+  /// Returns once the server is down (after ``cancel()``).
+  func stopped() async {
     await task.value
   }
 }
@@ -116,42 +127,5 @@ private struct HostCheck: RouterMiddleware {
       throw HTTPError(.forbidden, message: "not the inspector's host")
     }
     return try await next(request, context)
-  }
-}
-
-/// Resumes whoever waits for the server with its port or the reason it could not listen; the
-/// first word wins.
-private final class StartSignal: Sendable {
-  enum Outcome: Sendable {
-    case success(Int)
-    case failure(String)
-  }
-
-  private let state = Guarded<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>(
-    (nil, nil))
-
-  func listening(on port: Int) { settle(.success(port)) }
-
-  func failed(_ message: String) { settle(.failure(message)) }
-
-  private func settle(_ outcome: Outcome) {
-    let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-      guard state.outcome == nil else { return nil }
-      state.outcome = outcome
-      defer { state.waiter = nil }
-      return state.waiter
-    }
-    waiter?.resume(returning: outcome)
-  }
-
-  func wait() async -> Outcome {
-    await withCheckedContinuation { continuation in
-      let ready = state.withLock { state -> Outcome? in
-        if let outcome = state.outcome { return outcome }
-        state.waiter = continuation
-        return nil
-      }
-      if let ready { continuation.resume(returning: ready) }
-    }
   }
 }

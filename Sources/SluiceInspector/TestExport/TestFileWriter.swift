@@ -4,7 +4,7 @@ import Sluice
 /// Writes a range of records as a Swift Testing file that replays it through `TestStore`.
 struct TestFileWriter: Sendable {
   let export: TestExport
-  let encoder: ValueEncoder
+  let redaction: Redaction
   let lane: String
 
   /// The file for records `from` through `through` (both kept), leaving out `skipping`.
@@ -30,6 +30,9 @@ struct TestFileWriter: Sendable {
     guard !touched.isEmpty else {
       throw InspectorError(.failed, "no store changed in records \(from) through \(through)")
     }
+    let skipped = snapshot.records.filter {
+      $0.seq >= from && $0.seq <= through && skipping.contains($0.seq)
+    }
     var tests: [String] = []
     for info in touched {
       tests.append(
@@ -37,11 +40,9 @@ struct TestFileWriter: Sendable {
           for: info, range: range, start: &states,
           span: Span(
             from: from, through: through,
-            later: snapshot.records.filter { $0.seq > through },
-            skipped: snapshot.records.filter {
-              $0.seq >= from && $0.seq <= through && skipping.contains($0.seq)
-            })))
+            later: snapshot.records.filter { $0.seq > through }, skipped: skipped)))
     }
+    let leftOut = skipped.map { "#\($0.seq) \(TestFileWriter.commentSafe($0.type))" }
     let imports =
       ["Foundation", "Sluice", "SluiceTesting", "Testing"].map { "import \($0)" }
       + export.imports.map { "@testable import \($0)" }
@@ -54,6 +55,9 @@ struct TestFileWriter: Sendable {
       // asserts the properties each one changed.
 
       """
+      + (leftOut.isEmpty
+        ? ""
+        : "// Left out, as skipped in the inspector: \(leftOut.joined(separator: ", ")).\n\n")
     let source = header + imports.joined(separator: "\n") + "\n\n" + tests.joined(separator: "\n")
     return ("Recorded\(from)Through\(through)Tests.swift", source)
   }
@@ -98,7 +102,8 @@ struct TestFileWriter: Sendable {
       }
       // What an effect of an action this test sent dispatched, the test store's effects
       // dispatch too: it receives every one, also those its reducer does not handle.
-      let received = effects != nil && TestFileWriter.isDispatched(record, byEffectsOf: written)
+      let received =
+        effects != nil && TestFileWriter.isDispatched(record, byEffectsOf: written, of: info)
       // The test store has no middleware: it is sent what the live store reduced.
       guard received || record.reducedBy.contains(info.id),
         let action = received ? record.action : record.replacements[info.id] ?? record.action
@@ -110,7 +115,7 @@ struct TestFileWriter: Sendable {
             + "\(info.name)'s middleware, which a test store does not run; choose a range "
             + "without it, or leave out \(info.name)'s effects")
       }
-      if unlimitedEncoder.encodeAction(action).json.contains("‹redacted›") {
+      if redaction.encodeAction(action, unlimited: true).jsonText.contains("‹redacted›") {
         throw InspectorError(
           .failed, "record \(record.seq) (\(record.type)) holds redacted values; it is not exported"
         )
@@ -160,7 +165,7 @@ struct TestFileWriter: Sendable {
   {
     // The test's effects dispatch what the fork leaves out all the same.
     if let left = span.skipped.first(where: {
-      TestFileWriter.isDispatched($0, byEffectsOf: written)
+      TestFileWriter.isDispatched($0, byEffectsOf: written, of: info)
     }) {
       throw InspectorError(
         .failed,
@@ -168,7 +173,9 @@ struct TestFileWriter: Sendable {
           + "it, which \(info.name)'s effects in a test would do too; turn it back on, or leave "
           + "out \(info.name)'s effects")
     }
-    let goesOn = span.later.contains { TestFileWriter.isDispatched($0, byEffectsOf: written) }
+    let goesOn = span.later.contains {
+      TestFileWriter.isDispatched($0, byEffectsOf: written, of: info)
+    }
     guard goesOn else { return "  await store.finish()\n" }
     return """
         // The range ends while effects it started go on: what they do next is not part of this
@@ -178,12 +185,13 @@ struct TestFileWriter: Sendable {
       """
   }
 
-  /// Whether an effect of one of the records `parents` dispatched `record`.
-  private static func isDispatched(_ record: InspectorRecord, byEffectsOf parents: Set<UInt64>)
-    -> Bool
-  {
-    guard case .effect(let parent, _)? = record.origin?.cause else { return false }
-    return parents.contains(parent)
+  /// Whether an effect of `store`, started by one of the records `parents`, dispatched
+  /// `record` (an effect of another store's does not run in `store`'s test).
+  private static func isDispatched(
+    _ record: InspectorRecord, byEffectsOf parents: Set<UInt64>, of store: InspectorStoreInfo
+  ) -> Bool {
+    guard case .effect(let parent, _, _)? = record.origin?.cause else { return false }
+    return parents.contains(parent) && (record.effectStore ?? store.id) == store.id
   }
 
   private func typeName(of value: Any, what: String) throws(InspectorError) -> String {
@@ -199,39 +207,21 @@ struct TestFileWriter: Sendable {
   private func changes(from before: any Sendable, to after: any Sendable, name: String)
     throws(InspectorError) -> [String]
   {
-    let old = Mirror(reflecting: before)
-    let new = Mirror(reflecting: after)
-    let labelled = new.displayStyle == .struct && new.children.allSatisfy { $0.label != nil }
-    guard labelled, old.children.count == new.children.count else {
-      let whole = try literal(after, what: "the state of \(name)", indent: 4)
-      return try literal(before, what: "the state of \(name)", indent: 4) == whole
-        ? [] : ["$0 = \(whole)"]
+    do {
+      return try SwiftLiteral.assignments(from: before, to: after, indent: 4)
+    } catch {
+      throw InspectorError(
+        .failed, "the state of \(name) cannot be written as Swift: \(error.what)")
     }
-    var lines: [String] = []
-    for (left, right) in zip(old.children, new.children) {
-      guard let label = right.label else { continue }
-      let written = try literal(right.value, what: "\(name).\(label)", indent: 4)
-      if try literal(left.value, what: "\(name).\(label)", indent: 4) != written {
-        lines.append("$0.\(label) = \(written)")
-      }
-    }
-    return lines
-  }
-
-  /// The encoder without its size limits, for the redaction checks: a truncated value could
-  /// hide a redacted one.
-  private var unlimitedEncoder: ValueEncoder {
-    var unlimited = encoder
-    unlimited.maxNodes = .max
-    unlimited.maxDepth = 64
-    return unlimited
   }
 
   /// A test must not write out what the inspector never shows.
   private func checkNotRedacted(_ state: any Sendable, of info: InspectorStoreInfo, at seq: UInt64)
     throws(InspectorError)
   {
-    guard unlimitedEncoder.encodeState(state, storeName: info.name).json.contains("‹redacted›")
+    guard
+      redaction.encodeState(state, unlimited: true).jsonText.contains(
+        "‹redacted›")
     else {
       return
     }
@@ -259,11 +249,13 @@ struct TestFileWriter: Sendable {
     var text = ""
     if let site = record.origin?.site { text += ", dispatched at \(site.file):\(site.line)" }
     switch record.origin?.cause {
-    case .effect(let parent, let effect)?: text += ", by the effect \(effect) of record \(parent)"
+    case .effect(let parent, let effect, _)?:
+      text += ", by the effect \(effect) of record \(parent)"
     case .lane(let parent, let store?)?:
       text += ", by an observer of \(store) during record \(parent)"
     case .lane(let parent, nil)?: text += ", on the lane during record \(parent)"
     case .outside?: text += ", from outside"
+    case .log(let node)?: text += ", from node \(node)'s log entry"
     case nil: break
     }
     return text

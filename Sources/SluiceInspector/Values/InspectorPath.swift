@@ -1,26 +1,22 @@
 import Foundation
+import Sluice
 
-/// Where a value sits inside a state: `items[2].done`, `byID["42"].title`; empty for the whole
-/// state.
-public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
-  /// One step into a value.
-  public enum Component: Sendable, Hashable {
-    /// A property, or a dictionary key as text.
-    case key(String)
-    /// An array element.
-    case index(Int)
-  }
+/// Where a value sits inside a state, as the inspector's protocol writes it: `items[2].done`,
+/// `byID["42"].title`; empty for the whole state.
+struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
+  /// One step into a value: a property or a dictionary key as text, or an array element.
+  typealias Component = StateValueChange.Step
 
   /// The steps, outermost first.
-  public var components: [Component]
+  var components: [Component]
 
   /// A path of `components`.
-  public init(_ components: [Component] = []) {
+  init(_ components: [Component] = []) {
     self.components = components
   }
 
   /// Parses `items[2].done`, `["a key"].x` or `.a.b`; `nil` when the text is not a path.
-  public init?(parsing text: String) {
+  init?(parsing text: String) {
     var components: [Component] = []
     var index = text.startIndex
     func isIdentifier(_ character: Character) -> Bool {
@@ -72,13 +68,8 @@ public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
     self.components = components
   }
 
-  /// The path one step deeper.
-  public func appending(_ component: Component) -> InspectorPath {
-    InspectorPath(components + [component])
-  }
-
   /// Whether `self` is `other` or lies inside it.
-  public func isInside(_ other: InspectorPath) -> Bool {
+  func isInside(_ other: InspectorPath) -> Bool {
     components.count >= other.components.count
       && zip(components, other.components).allSatisfy(InspectorPath.same)
   }
@@ -93,7 +84,7 @@ public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `items[2].done`.
-  public var description: String {
+  var description: String {
     var text = ""
     for component in components {
       switch component {
@@ -102,9 +93,7 @@ public struct InspectorPath: Sendable, Hashable, CustomStringConvertible {
         if InspectorPath.isPlainName(key) {
           text += text.isEmpty ? key : "." + key
         } else {
-          var quoted = ""
-          InspectorValue.writeString(key, to: &quoted)
-          text += "[" + quoted + "]"
+          text += "[" + StateValue.string(key).jsonText + "]"
         }
       }
     }

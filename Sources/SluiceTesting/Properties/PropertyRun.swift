@@ -59,6 +59,8 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
   func run(choices: [[UInt64]], source: Xoshiro, length: Int) async -> PropertyTrace<State> {
     let clock = ManualClock()
     let store = property.makeStore(clock)
+    let jobs = EffectJobs()
+    store.preferEffectExecutor(jobs)
     let log = Guarded(ActionLog<State>())
     let recording = store.record { step in
       log.withLock { log in
@@ -84,7 +86,7 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
       guard let (step, kind) = picked else { break }
       trace.choices.append(random.used)
       trace.kinds.append(kind)
-      let outcome = await take(step, store: store, clock: clock, log: log)
+      let outcome = await take(step, store: store, clock: clock, jobs: jobs, log: log)
       var actions: [RecordedAction<State>] = []
       for (action, before, after, sent) in log.withLock({ $0.take() }) {
         var expected = after
@@ -113,14 +115,14 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
     trace.finalState = store.state
     trace.effectsLeft = store.activeEffectCount > 0
     recording.cancel()
-    store.cancelAllEffects()
+    store.cancelEffects()
     return trace
   }
 
   /// Takes `step`, then waits until the effects ended or wait on the clock; returns what went
   /// wrong, if anything.
   private func take(
-    _ step: PropertyStep<State>, store: Store<State>, clock: ManualClock,
+    _ step: PropertyStep<State>, store: Store<State>, clock: ManualClock, jobs: EffectJobs,
     log: Guarded<ActionLog<State>>
   ) async -> PropertyViolation? {
     switch step {
@@ -131,23 +133,27 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
       // One sleeper at a time, earliest first: the order of what the effects dispatch is the
       // same in every run.
       while clock.wakeNext(upTo: target) {
-        guard await settle(store, clock: clock) else { return .unsettled }
+        guard await settle(store, clock: clock, jobs: jobs) else { return .unsettled }
       }
       return nil
     case .custom(let name, _, let perform):
       await perform(store)
       if store.dispatcher.isPaused { return .leftPaused(name) }
     }
-    return await settle(store, clock: clock) ? nil : .unsettled
+    return await settle(store, clock: clock, jobs: jobs) ? nil : .unsettled
   }
 
   /// Waits until every effect running waits on `clock` (or none runs) and the lane processed
   /// what they dispatched; `false` after ``StoreProperty/settleTimeout``.
   ///
-  /// The timeout counts only while nothing moves: each time an effect ends, starts or goes to
-  /// sleep on the clock, the wait starts over, so effects that are slow to get a thread on a
-  /// busy machine are never taken for effects that wait on another clock.
-  private func settle(_ store: Store<State>, clock: ManualClock) async -> Bool {
+  /// The timeout counts only while nothing moves and every effect is suspended: each time an
+  /// effect ends, starts or goes to sleep on the clock, and as long as a job of an effect waits
+  /// for a thread or runs (``EffectJobs``) or a sleeper the clock woke has not run yet, the wait
+  /// starts over. So effects that are slow to get a thread on a busy machine are never taken
+  /// for effects that wait on another clock or on an event.
+  private func settle(
+    _ store: Store<State>, clock: ManualClock, jobs: EffectJobs
+  ) async -> Bool {
     var budget = WaitBudget(StoreProperty<State>.settleTimeout)
     var seen = (active: -1, sleeping: -1)
     while true {
@@ -158,7 +164,7 @@ struct PropertyRunner<State: Equatable & Sendable>: Sendable {
         await store.drainLane()
         if store.activeEffectCount == active { return true }
       }
-      if seen != (active, sleeping) {
+      if seen != (active, sleeping) || clock.wakingCount > 0 || jobs.count > 0 {
         seen = (active, sleeping)
         budget = WaitBudget(StoreProperty<State>.settleTimeout)
       }

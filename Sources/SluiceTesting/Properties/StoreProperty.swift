@@ -19,7 +19,8 @@ import Sluice
 ///
 /// Runs are deterministic: a seed gives the same steps, and the effects woken by a move of the
 /// clock run one at a time, earliest first, each until it ended or sleeps again on the clock.
-/// Effects must therefore wait only on the clock the property gives them.
+/// Effects must therefore wait only on the clock the property gives them: their store's
+/// `context.dependencies.clock`, which each run sets to a ``ManualClock`` of its own.
 public struct StoreProperty<State: Equatable & Sendable>: Sendable {
   /// A named check of the state after each step.
   struct Invariant: Sendable {
@@ -34,7 +35,8 @@ public struct StoreProperty<State: Equatable & Sendable>: Sendable {
   let initialState: State
   let reducer: Reducer<State>
   let middleware: [Middleware<State>]
-  let effects: (@Sendable (ManualClock) -> Effects<State>)?
+  let effects: Effects<State>
+  let dependencies: (@Sendable (inout Dependencies) -> Void)?
   let actions: ActionGenerator<State>
   let testStoreCode: String?
   var invariants: [Invariant] = []
@@ -46,22 +48,26 @@ public struct StoreProperty<State: Equatable & Sendable>: Sendable {
   ///   - initialState: The state each run starts from.
   ///   - reducer: The store's reducer.
   ///   - middleware: The store's middleware.
-  ///   - effects: The store's effects, made for the run's ``ManualClock``, which they must use
-  ///     for every wait.
+  ///   - effects: The store's effects. Every wait of theirs must be on
+  ///     `context.dependencies.clock`, the run's ``ManualClock``.
+  ///   - dependencies: Sets the store's other dependencies (fakes), for every run; the run's
+  ///     clock replaces a clock it sets.
   ///   - actions: The steps the runs take.
   ///   - testStore: How the printed test makes its test store: a Swift expression. By default
-  ///     `TestStore(initialState: …, reducer: reducer)` (with `effects: effects(clock)` when
-  ///     there are effects), the initial state written as Swift.
+  ///     `TestStore(initialState: …, reducer: reducer)`, the initial state written as Swift;
+  ///     with effects, `TestStore(…, effects: effects) { $0.clock = clock }` (and
+  ///     `dependencies(&$0)` first when `dependencies` is given).
   public init(
     initialState: State, reducer: Reducer<State> = Reducer(),
-    middleware: [Middleware<State>] = [],
-    effects: (@Sendable (ManualClock) -> Effects<State>)? = nil,
+    middleware: [Middleware<State>] = [], effects: Effects<State> = Effects(),
+    dependencies: (@Sendable (inout Dependencies) -> Void)? = nil,
     actions: ActionGenerator<State>, testStore: String? = nil
   ) {
     self.initialState = initialState
     self.reducer = reducer
     self.middleware = middleware
     self.effects = effects
+    self.dependencies = dependencies
     self.actions = actions
     self.testStoreCode = testStore
   }
@@ -96,7 +102,11 @@ public struct StoreProperty<State: Equatable & Sendable>: Sendable {
   func makeStore(_ clock: ManualClock) -> Store<State> {
     Store(
       initialState: initialState, reducer: reducer, middleware: middleware,
-      effects: effects?(clock) ?? Effects())
+      effects: effects
+    ) { [dependencies] values in
+      dependencies?(&values)
+      values.clock = clock
+    }
   }
 
   /// Runs random sequences of steps; on the first failure, shrinks it, fails the test with the

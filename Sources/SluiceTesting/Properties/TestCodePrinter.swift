@@ -14,7 +14,7 @@ struct TestCodePrinter<State: Equatable & Sendable>: Sendable {
     default: name = "matchesTheModel"
     }
     lines.append("@Test func \(name)() async {")
-    if property.effects != nil { lines.append("  let clock = ManualClock()") }
+    if property.effects.count > 0 { lines.append("  let clock = ManualClock()") }
     lines.append("  let store = \(testStoreCode)")
     for entry in trace.entries {
       switch entry.step {
@@ -29,7 +29,10 @@ struct TestCodePrinter<State: Equatable & Sendable>: Sendable {
           action.sent
           ? "send(\(SwiftLiteral.describe(action.action)))"
           : "receive(\(received(action.action)))"
-        let changes = SwiftLiteral.assignments(from: action.before, to: action.expected)
+        let changes =
+          (try? SwiftLiteral.assignments(
+            from: action.before, to: action.expected, lenient: true))
+          ?? ["$0 = \(SwiftLiteral.describe(action.expected))"]
         if changes.isEmpty {
           lines.append("  await store.\(call)")
         } else {
@@ -57,9 +60,10 @@ struct TestCodePrinter<State: Equatable & Sendable>: Sendable {
   /// How the printed test makes its test store.
   private var testStoreCode: String {
     if let code = property.testStoreCode { return code }
-    let effects = property.effects == nil ? "" : ", effects: effects(clock)"
-    return "TestStore(initialState: \(SwiftLiteral.describe(property.initialState)), "
-      + "reducer: reducer\(effects))"
+    let store = "TestStore(initialState: \(SwiftLiteral.describe(property.initialState)), "
+    guard property.effects.count > 0 else { return store + "reducer: reducer)" }
+    let dependencies = property.dependencies == nil ? "" : "dependencies(&$0); "
+    return store + "reducer: reducer, effects: effects) { \(dependencies)$0.clock = clock }"
   }
 
   /// What `receive` is given: the action itself when it can be compared, its type otherwise.

@@ -32,9 +32,14 @@ enum EffectsArticle {
     return ["\(text) 1", "\(text) 2"]
   }
 
+  struct SearchClient: DependencyKey {
+    var fetch: @Sendable (String) async throws -> [String]
+    static let defaultValue = SearchClient(fetch: { try await search($0) })
+  }
+
   struct SearchAgain: Command {
-    func execute(state: Search, dispatch: Dispatch) {
-      if !state.query.isEmpty { dispatch(QueryChanged(text: state.query)) }
+    func execute(state: Search, store: Store<Search>) {
+      if !state.query.isEmpty { store.dispatch(QueryChanged(text: state.query)) }
     }
   }
 
@@ -99,6 +104,26 @@ enum EffectsArticle {
       #expect(store.state.results == ["swift 1", "swift 2"])
     }
 
+    @Test func aStoreRunsWithTheDefaultDependenciesUnlessGivenOthers() async {
+      let searchEffects = Effects<Search>()
+        .on(QueryChanged.self, policy: .debounce(for: .milliseconds(300))) { action, context in
+          let items = try await context.dependencies.searchClient.fetch(action.text)
+          context.dispatch(ResultsLoaded(items: items))
+        }
+      let live = Store(initialState: Search(), reducer: reducer, effects: searchEffects)
+      let staging = Store(initialState: Search(), reducer: reducer, effects: searchEffects) {
+        $0.searchClient = SearchClient(fetch: { ["staging: \($0)"] })
+      }
+
+      // The continuous clock: the debounce waits 300 ms of real time.
+      live.dispatch(QueryChanged(text: "swift"))
+      staging.dispatch(QueryChanged(text: "swift"))
+      await live.settle()
+      await staging.settle()
+      #expect(live.state.results == ["swift 1", "swift 2"])
+      #expect(staging.state.results == ["staging: swift"])
+    }
+
     @Test func anActionCancelsTheRunsOfAnID() async {
       let closable = Effects<Search>()
         .on(QueryChanged.self, policy: .latest, id: "search") { action, context in
@@ -127,12 +152,10 @@ enum EffectsArticle {
       store.dispatch(QueryChanged(text: "sw"))
       dispatched.append("--")
 
+      store.dispatch(QueryChanged(text: "swift"))
       store.dispatch(SearchAgain())  // runs at once, with the state as it is now
-      store.execute { state, dispatch in  // the same, as a closure
-        if state.results.isEmpty { dispatch(QueryChanged(text: "swift")) }
-      }
 
-      #expect(dispatched.lines == ["sw", "--", "sw", "swift"])
+      #expect(dispatched.lines == ["sw", "--", "swift", "swift"])
       #expect(store.state.query == "swift")
       tap.cancel()
     }
@@ -151,12 +174,12 @@ enum EffectsArticle {
       let name = profile.state.name.value  // "Ada"
 
       #expect(name == "Ada")
-      #expect(profile.state.name.isLoaded)
+      #expect(profile.state.name == .loaded("Ada"))
       #expect(profile.errors.recent.isEmpty)
 
       profile.dispatch(LoadProfile(id: 2))  // fetchName(id: 2) throws
       await profile.settle()
-      let failed = profile.state.name.isFailed  // true
+      let failed = profile.state.name.error != nil  // true
       let reported = profile.errors.last?.source  // .action("ProfileLoaded")
 
       #expect(failed)
@@ -170,11 +193,11 @@ enum EffectsArticle {
       struct Offline: Error {}
       var name = Loadable<String>.loaded("Ada")
       name.start()  // reloading: name.value == "Ada", name.isLoading
-      name.fail(Offline())  // name.value == "Ada", name.isFailed
+      name.fail(Offline())  // name.value == "Ada", name.error != nil
       let message = name.error?.description ?? ""  // "Offline()"
 
       #expect(name.value == "Ada")
-      #expect(name.isFailed)
+      #expect(name.error != nil)
       #expect(message == "Offline()")
     }
 
@@ -188,9 +211,19 @@ enum EffectsArticle {
       directory.dispatch(NamesLoaded(results: [2: .failure(LoadError(NotFound()))]))
       #expect(directory.state.names.loadedValues() == [1: "Ada"])
       #expect(directory.state.names[2]?.value == "Grace", "a failed key keeps its value")
-      let failure = directory.errors.last?.error as? KeyedLoadFailure<Int>
-      #expect(failure.map { Array($0.failures.keys) } == [2])
+      let failure = (directory.errors.last?.error).map { "\($0)" }
+      #expect(failure == "1 of the keyed loads failed: 2")
       #expect(directory.errors.totalCount == 1, "the successful response reported nothing")
     }
+  }
+}
+
+/// The article's dependency, named as the article names it.
+typealias SearchClient = EffectsArticle.SearchClient
+
+extension Dependencies {
+  var searchClient: SearchClient {
+    get { self[SearchClient.self] }
+    set { self[SearchClient.self] = newValue }
   }
 }

@@ -178,9 +178,11 @@ enum LoggingArticle {
 
     @Test func aRedactionCombinesPathsPatternsAndAPredicate() {
       let redaction = Redaction.paths(["session.token", "accounts.*.password"])
+        .union(.keys(["apiKey"]))
         .union(.matching { path in path.hasSuffix("secret") })
 
       #expect(redaction.redacts("session.token"))
+      #expect(redaction.redacts("services.2.apiKey"))
       #expect(redaction.redacts("accounts.4.password"))
       #expect(redaction.redacts("notes.secret"))
       #expect(!redaction.redacts("session.user"))

@@ -183,8 +183,8 @@ enum ObservationArticle {
 
       var badge: LevelBadge? = LevelBadge(title: "Level")
       if let badge {
-        store.observe(\.level, owner: badge, from: .nextChange) { badge, change in
-          print("\(badge.title) \(change.new)")
+        store.react(owner: badge) { badge, reaction in
+          reaction.on(\.level) { change in print("\(badge.title) \(change.new)") }
         }
       }
       store.dispatch(LevelUp())  // prints "Level 2"

@@ -44,8 +44,8 @@ enum OrderingArticle {
     @Test func s4ARunawayChainIsReportedAndStopped() {
       let reducer = Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 }
 
-      let issues = IssueLog()
-      let dispatcher = Dispatcher(maxChainDepth: 10, reporter: .collecting(into: issues))
+      let issues = IssueReporter.collecting()
+      let dispatcher = Dispatcher(maxChainDepth: 10, reporter: issues)
       let store = Store(initialState: Counter(), dispatcher: dispatcher, reducer: reducer)
       let subscription = store.observe(\.value, from: .nextChange) { _ in
         store.dispatch(Increment())  // every change asks for another one
@@ -87,6 +87,22 @@ enum OrderingArticle {
 
       #expect(output.lines == ["before Increment(): 0", "after Increment(): 0 → 1"])
       #expect(store.state.value == 1)
+    }
+
+    @Test func s13BeforeHandsAValueToTheAfterOfTheSameAction() {
+      let output = ArticleSupport.Output()
+      @Sendable func print(_ line: String) { output.append(line) }
+      let reducer = Reducer<Counter>().on(Increment.self) { state, _ in state.value += 1 }
+
+      let timing = Middleware<Counter>(
+        before: { _, _ in ContinuousClock.now },
+        after: { action, _, _, start in print("\(action) took \(start.duration(to: .now))") })
+      let timed = Store(initialState: Counter(), reducer: reducer, middleware: [timing])
+      timed.dispatch(Increment())  // Increment() took 0.0001 seconds
+
+      #expect(output.lines.count == 1)
+      #expect(output.lines.first?.hasPrefix("Increment() took ") == true)
+      #expect(output.lines.first?.hasSuffix(" seconds") == true)
     }
 
     @Test func s17AStoreThatWaitsReducesAfterTheOther() {

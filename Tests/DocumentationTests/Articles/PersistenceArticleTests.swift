@@ -95,7 +95,7 @@ enum PersistenceArticle {
       let store = Store(
         initialState: Settings(), reducer: reducer,
         persistence: .inMemory("settings", storage)
-          .version(2, migrations: PersistenceMigrations().from(1) { $0["fontSize"] = 14 }))
+          .version(2, migrations: [1: { $0["fontSize"] = 14 }]))
       // store.persistence?.restoreOutcome is .migrated(from: 1, to: 2)
 
       #expect(store.state == Settings(theme: "dark", fontSize: 14))

@@ -62,19 +62,17 @@ let tapReducer = Reducer<Taps>()
   .on(DoubleTap.self) { state, _ in state.taps += 2 }
   .on(Confirmed.self) { state, _ in state.confirmed += 1 }
 
-@Sendable func tapEffects(_ clock: ManualClock) -> Effects<Taps> {
-  Effects<Taps>()
-    .on(Tap.self) { _, context in
-      try await clock.sleep(for: .milliseconds(100))
+let tapEffects = Effects<Taps>()
+  .on(Tap.self) { _, context in
+    try await context.dependencies.clock.sleep(for: .milliseconds(100))
+    context.dispatch(Confirmed())
+  }
+  .on(DoubleTap.self) { _, context in
+    for _ in 0..<2 {
+      try await context.dependencies.clock.sleep(for: .milliseconds(100))
       context.dispatch(Confirmed())
     }
-    .on(DoubleTap.self) { _, context in
-      for _ in 0..<2 {
-        try await clock.sleep(for: .milliseconds(100))
-        context.dispatch(Confirmed())
-      }
-    }
-}
+  }
 
 let tapSteps = ActionGenerator<Taps>()
   .action(weight: 2, Tap())

@@ -11,11 +11,10 @@
       let actions = SharedActions().register(AddNote.self, as: "note")
       /// The servers, by names that never change: a lane's server depends on the names, not on their
       /// order in this list.
-      let servers: [(name: String, engine: PostgresLogEngine)] = try [
-        ("pg-a", PostgresLogEngine(url: "postgres://app@pg-a.internal/sluice?sslmode=verify-full")),
-        ("pg-b", PostgresLogEngine(url: "postgres://app@pg-b.internal/sluice?sslmode=verify-full")),
-        ("pg-c", PostgresLogEngine(url: "postgres://app@pg-c.internal/sluice?sslmode=verify-full")),
-      ]
+      let servers: [(name: String, engine: PostgresLogEngine)] = try ["pg-a", "pg-b", "pg-c"].map {
+        let url = "postgres://app@\($0).internal/sluice?sslmode=verify-full"
+        return ($0, PostgresLogEngine(configuration: try .init(url: url)))
+      }
 
       /// The engine of `lane`'s server: the server whose score for the lane is highest.
       func engine(for lane: String) -> PostgresLogEngine {

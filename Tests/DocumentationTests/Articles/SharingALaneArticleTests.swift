@@ -50,7 +50,7 @@ let noteReducer = Reducer<[String]>().on(AddNote.self) { notes, action in
     try await room.send(AddNote(text: "in the room"))
     #expect(try await engine.head(of: "room-42") == 1)
     #expect(try await engine.head(of: "lobby") == 0)
-    #expect(try await engine.head(of: SharedLane.defaultLane) == 1)
+    #expect(try await engine.head(of: "default") == 1)
     await room.stop()
     await lobby.stop()
   }

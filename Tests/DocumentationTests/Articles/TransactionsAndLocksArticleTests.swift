@@ -204,20 +204,38 @@ enum TransactionsArticle {
       #expect(!fixture.dispatcher.isPaused)
     }
 
-    @Test func aRollbackReturnsToTheCapturedState() {
-      let cart = fixture().cart
+    @Test func aSavepointIsATransactionThatAborts() {
+      let fixture = fixture()
+      let (dispatcher, cart) = (fixture.dispatcher, fixture.cart)
       let changes = ArticleSupport.Output()
       let watch = cart.observe(\.items, from: .nextChange) { change in
         changes.append(change.new.joined(separator: ","))
       }
 
-      cart.captureState()
+      dispatcher.transaction("try a teapot") { tx in
+        tx.dispatch(AddItem(name: "teapot"))
+        if tx.state(of: cart).items.count > 2 { try tx.abort() }  // rollback: nothing changed
+      }
+
+      #expect(cart.state.items == ["tea", "cups"])
+      #expect(changes.lines.isEmpty)
+      watch.cancel()
+    }
+
+    @Test func aKeptStateWrittenBackReturnsToIt() {
+      let fixture = fixture()
+      let (dispatcher, cart) = (fixture.dispatcher, fixture.cart)
+      let changes = ArticleSupport.Output()
+      let watch = cart.observe(\.items, from: .nextChange) { change in
+        changes.append(change.new.joined(separator: ","))
+      }
+
+      let saved = cart.state  // capture
       cart.dispatch(AddItem(name: "teapot"))
-      cart.rollbackState()  // back to the captured items, observed like any change
+      dispatcher.transaction { tx in try tx.update(cart) { $0 = saved } }  // rollback
 
       #expect(cart.state.items == ["tea", "cups"])
       #expect(changes.lines == ["tea,cups,teapot", "tea,cups"])
-      #expect(!cart.hasCapturedState)
       watch.cancel()
     }
   }

@@ -115,6 +115,54 @@ import Testing
     #expect(screen.visibleTodos.map(\.title) == ["Walk the dog"])
   }
 
+  @Test func actionsAsOneEnumAreHandledOncePerCaseWithTheirEffects() async {
+    enum SearchAction: Action, Equatable {
+      case queryChanged(String)
+      case suggestionsLoaded([String])
+      case cleared
+
+      var queryChanged: String? { if case .queryChanged(let text) = self { text } else { nil } }
+      var suggestionsLoaded: [String]? {
+        if case .suggestionsLoaded(let items) = self { items } else { nil }
+      }
+    }
+
+    struct SearchState: Equatable, Sendable {
+      var query = ""
+      var suggestions: [String] = []
+    }
+
+    func searchReducer(
+      suggest: @escaping @Sendable (String) async throws -> [String]
+    ) -> Reducer<SearchState> {
+      Reducer<SearchState>()
+        .on(\SearchAction.queryChanged, policy: .latest) { state, text in
+          state.query = text
+        } effect: { text, context in
+          context.dispatch(SearchAction.suggestionsLoaded(try await suggest(text)))
+        }
+        .on(\SearchAction.suggestionsLoaded) { state, items in state.suggestions = items }
+        .on(SearchAction.cleared) { state in state = SearchState() }
+    }
+
+    @MainActor
+    func searchQuery(_ model: StoreModel<SearchState>) -> ValueBinding<String> {
+      model.binding(\.query, to: SearchAction.queryChanged)
+    }
+
+    // A fake suggestion service, and the screen's binding.
+    let store = Store(
+      initialState: SearchState(), reducer: searchReducer { text in [text + "ift", text + "ing"] })
+    let query = searchQuery(StoreModel(store))
+    query.set("sw")
+    await store.settle()
+    #expect(store.state == SearchState(query: "sw", suggestions: ["swift", "swing"]))
+    store.dispatch(SearchAction.suggestionsLoaded(["other"]))
+    #expect(store.state.suggestions == ["other"])
+    store.dispatch(SearchAction.cleared)
+    #expect(store.state == SearchState())
+  }
+
   @Test(.timeLimit(.minutes(10)))  // A hang guard: its expiry means a change never tracked.
   func codeWithoutSwiftUITracksTheModelWithObservationTracking() async {
     struct Todo: Equatable, Identifiable, Sendable {
@@ -163,9 +211,12 @@ import Testing
 
     print(screen.title)  // 0 todos
     screen.add("Buy milk")
-    print(await nextTitle(of: screen))  // 1 todos
+    print(screen.title)  // 1 todos
+    let store = screen.model.store
+    Task.detached { store.dispatch(AddTodo(title: "Walk the dog")) }
+    print(await nextTitle(of: screen))  // 2 todos
 
-    #expect(output.lines == ["0 todos", "1 todos"])
+    #expect(output.lines == ["0 todos", "1 todos", "2 todos"])
   }
 
   /// Lets main-actor hops run until `condition` holds (at most 10 seconds).

@@ -398,6 +398,31 @@ extension FlaskGuide {
       subscription.cancel()
     }
 
+    @Test func aSavepointIsATransaction() {
+      let dispatcher = Dispatcher()
+      let substance = Store(initialState: AppState(), dispatcher: dispatcher, reducer: App.reducer)
+      dispatcher.transaction { tx in  // captureState()
+        tx.dispatch(Mixers.Login(username: "foo"))
+        if tx.state(of: substance).counter > 1 { try tx.abort() }  // rollbackState()
+      }  // commitState()
+      #expect(substance.state.counter == 1)
+      let changes = Console()
+      let subscription = substance.observe(from: .nextChange) { changes.show("\($0.counter)") }
+      dispatcher.transaction { tx in  // captureState()
+        tx.dispatch(Mixers.Login(username: "foo"))
+        if tx.state(of: substance).counter > 1 { try tx.abort() }  // rollbackState()
+      }  // commitState()
+      #expect(substance.state.counter == 1, "the second login was rolled back")
+      #expect(changes.lines.isEmpty, "nothing between the capture and the rollback was published")
+
+      let saved = substance.state  // captureState()
+      substance.dispatch(Mixers.Login())
+      dispatcher.transaction { tx in try tx.update(substance) { $0 = saved } }  // rollbackState()
+      #expect(substance.state.counter == 1)
+      #expect(changes.lines == ["2", "1"])
+      subscription.cancel()
+    }
+
     @Test func aReactorBoundToAnOwnerEndsWithIt() {
       let substance = Store(initialState: AppState(), reducer: App.reducer)
       var owner: Screen? = Screen()
@@ -573,8 +598,8 @@ extension FlaskGuide {
 
     @Test func aDictionaryAssignedLaterIsObservedByANestedKey() {
       let console = Console()
-      let log = IssueLog()
-      let dispatcher = Dispatcher(reporter: .collecting(into: log))
+      let log = IssueReporter.collecting()
+      let dispatcher = Dispatcher(reporter: log)
       let substance = Store(initialState: DictState(), dispatcher: dispatcher)
       let subscription = substance.react { reaction in
         reaction.on("info.nest.data") { change in
@@ -601,8 +626,8 @@ extension FlaskGuide {
     }
 
     @Test func anUnknownDottedPathIsReportedNotACrash() {
-      let log = IssueLog()
-      let dispatcher = Dispatcher(reporter: .collecting(into: log))
+      let log = IssueReporter.collecting()
+      let dispatcher = Dispatcher(reporter: log)
       let substance = Store(initialState: AppState(), dispatcher: dispatcher)
       let subscription = substance.react { reaction in
         reaction.on("countr") { _ in Issue.record("an unknown path fired") }

@@ -120,8 +120,11 @@ enum JBFluxGuide {
   struct RefreshCurrentUser: Action {}
 
   /// A stand-in for the app's network client.
-  struct UserAPI: Sendable {
+  struct UserAPI: DependencyKey, Sendable {
     let result: Result<UserModel, TokenExpired>
+
+    /// A client whose token expired; the guide's effects are given their own.
+    static let defaultValue = UserAPI(result: .failure(TokenExpired()))
 
     func currentUser() async throws -> UserModel { try result.get() }
   }
@@ -160,8 +163,8 @@ extension JBFluxGuide {
     }
 
     @Test func registeringTwiceIsReportedAndKeepsTheFirstStore() throws {
-      let log = IssueLog()
-      let dispatcher = Dispatcher(reporter: .collecting(into: log))
+      let log = IssueReporter.collecting()
+      let dispatcher = Dispatcher(reporter: log)
       let first = dispatcher.register(SomeState.self)
       let second = dispatcher.register(SomeState.self)
       #expect(first === second)
@@ -262,17 +265,26 @@ extension JBFluxGuide {
       let userEffects = Effects<Void>()
         .on(RefreshCurrentUser.self, policy: .latest) { _, context in
           do {
-            context.dispatch(UserActionCreator.currentUserRefreshed(try await api.currentUser()))
+            let user = try await context.dependencies.userAPI.currentUser()
+            context.dispatch(UserActionCreator.currentUserRefreshed(user))
           } catch {
             context.dispatch(UserActionCreator.currentUserRefreshFailed(error))
           }
         }
-      dispatcher.addEffects(userEffects)
+      dispatcher.addEffects(userEffects) { $0.userAPI = api }
       dispatcher.dispatch(RefreshCurrentUser())
       await dispatcher.settle()  // the effect ran, and its action was reduced
 
       #expect(store.state.currentUserModel == (succeeds ? UserModel(name: "Ada") : nil))
       #expect(store.errors.totalCount == (succeeds ? 0 : 1))
     }
+  }
+}
+
+extension Dependencies {
+  /// The guide's network client.
+  var userAPI: JBFluxGuide.UserAPI {
+    get { self[JBFluxGuide.UserAPI.self] }
+    set { self[JBFluxGuide.UserAPI.self] = newValue }
   }
 }

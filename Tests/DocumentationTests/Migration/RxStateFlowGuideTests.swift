@@ -81,19 +81,10 @@ enum RxStateFlowGuide {
   // MARK: Commands
 
   struct IncreaseCounter: Command {
-    func execute(state: AppState, dispatch: Dispatch) {
+    func execute(state: AppState, store: Store<AppState>) {
       if state.counter < 10 {
-        dispatch(CounterEvent.increase)
+        store.dispatch(CounterEvent.increase)
       }
-    }
-  }
-
-  struct IncreaseCounterIfAllowed: AsyncCommand {
-    let isAllowed: @Sendable () async throws -> Bool  // a network call, a database query, …
-
-    func execute(state: AppState, context: EffectContext<AppState>) async throws {
-      guard try await isAllowed(), context.state.counter < 10 else { return }
-      context.dispatch(CounterEvent.increase)
     }
   }
 
@@ -135,6 +126,17 @@ extension RxStateFlowGuide {
   struct GuideTests {
     init() { _ = printed.take() }
 
+    struct IncreaseCounterIfAllowed: Action {}
+
+    func counterEffects(
+      isAllowed: @escaping @Sendable () async throws -> Bool  // a network call, a database query, …
+    ) -> Effects<AppState> {
+      Effects<AppState>().on(IncreaseCounterIfAllowed.self) { _, context in
+        guard try await isAllowed(), context.state.counter < 10 else { return }
+        context.dispatch(CounterEvent.increase)
+      }
+    }
+
     @Test func theReducerHandlesEveryCounterEvent() {
       let store = Store(initialState: AppState(), reducer: AppState.reducer)
       store.dispatch(CounterEvent.increase)
@@ -146,6 +148,21 @@ extension RxStateFlowGuide {
       #expect(store.state.counter == 0)
       store.dispatch(UpdateCounter(value: 5))
       #expect(store.state.counter == 0, "AppState.reducer does not handle UpdateCounter")
+    }
+
+    @Test func eachCaseCanHaveAHandlerOfItsOwn() {
+      let perCase = Reducer<AppState>()
+        .on(CounterEvent.increase) { state in state.counter += 1 }
+        .on(CounterEvent.decrease) { state in state.counter -= 1 }
+        .on(CounterEvent.reset) { state in state.counter = 0 }
+
+      let store = Store(initialState: AppState(), reducer: perCase)
+      store.dispatch(CounterEvent.increase)
+      store.dispatch(CounterEvent.increase)
+      store.dispatch(CounterEvent.decrease)
+      #expect(store.state.counter == 1)
+      store.dispatch(CounterEvent.reset)
+      #expect(store.state.counter == 0)
     }
 
     @Test func theParentDelegatesToTheChildReducer() {
@@ -186,22 +203,30 @@ extension RxStateFlowGuide {
       #expect(store.state.counter == 10)
     }
 
-    @Test func theAsyncCommandDispatchesWhenAllowed() async {
-      let store = Store(initialState: AppState(), reducer: AppState.reducer)
-      store.dispatch(IncreaseCounterIfAllowed(isAllowed: { true }))
-      await store.settle()  // the command ran and its event was reduced
+    @Test func theEffectDispatchesWhenAllowed() async {
+      let store = Store(
+        initialState: AppState(), reducer: AppState.reducer,
+        effects: counterEffects(isAllowed: { true }))
+      store.dispatch(IncreaseCounterIfAllowed())
+      await store.settle()  // the effect ran and its event was reduced
       #expect(store.state.counter == 1)
 
-      store.dispatch(IncreaseCounterIfAllowed(isAllowed: { false }))
-      await store.settle()
-      #expect(store.state.counter == 1)
+      let denying = Store(
+        initialState: AppState(), reducer: AppState.reducer,
+        effects: counterEffects(isAllowed: { false }))
+      denying.dispatch(IncreaseCounterIfAllowed())
+      await denying.settle()
+      #expect(denying.state.counter == 0)
 
-      store.dispatch(IncreaseCounterIfAllowed(isAllowed: { throw Denied() }))
-      await store.settle()
-      #expect(store.state.counter == 1)
-      #expect(store.errors.totalCount == 1)
-      #expect(store.errors.last?.error is Denied)
-      #expect(store.errors.last?.source == .command("IncreaseCounterIfAllowed"))
+      let failing = Store(
+        initialState: AppState(), reducer: AppState.reducer,
+        effects: counterEffects(isAllowed: { throw Denied() }))
+      failing.dispatch(IncreaseCounterIfAllowed())
+      await failing.settle()
+      #expect(failing.state.counter == 0)
+      #expect(failing.errors.totalCount == 1)
+      #expect(failing.errors.last?.error is Denied)
+      #expect(failing.errors.last?.source == .effect(actionType: "IncreaseCounterIfAllowed"))
     }
 
     @Test func aStoreForTheWholeApp() {

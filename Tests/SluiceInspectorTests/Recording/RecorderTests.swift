@@ -7,7 +7,7 @@ import Testing
 /// The recorder on its own, driven as the lane drives it.
 @Suite struct RecorderTests {
   @Test func aFollowerThatFellBehindIsToldToStartOver() async {
-    let recorder = Recorder(encoder: ValueEncoder(redaction: .none), capacity: 100)
+    let recorder = Recorder(redaction: .none, capacity: 100)
     let following = recorder.follow(buffer: 4)
     let origin = DispatchOrigin(site: nil, cause: .outside)
     for _ in 0..<20 {
@@ -30,7 +30,7 @@ import Testing
   }
 
   @Test func theRingKeepsTheNewestRecordsAndCountsTheOthersByType() {
-    let recorder = Recorder(encoder: ValueEncoder(redaction: .none), capacity: 3)
+    let recorder = Recorder(redaction: .none, capacity: 3)
     let origin = DispatchOrigin(site: nil, cause: .outside)
     for index in 0..<10 {
       if index.isMultiple(of: 2) {
@@ -68,7 +68,7 @@ import Testing
 
   @Test func aStepsDurationIsMeasuredOnTheConfiguredClock() {
     let clock = HandClock()
-    let recorder = Recorder(encoder: ValueEncoder(redaction: .none), capacity: 10, clock: clock)
+    let recorder = Recorder(redaction: .none, capacity: 10, clock: clock)
     let origin = DispatchOrigin(site: nil, cause: .outside)
     clock.move(by: .seconds(3))
     recorder.stepStarted(Increment(), origin: origin)

@@ -7,8 +7,8 @@ import SluiceTestSupport
 /// A WebSocket client of an inspector, for the tests: it keeps every message it receives and
 /// sends commands.
 final class InspectorConnection: @unchecked Sendable {
-  // @unchecked Sendable: `received`, `waiters`, `closed` and `upgrade` are only touched under
-  // `lock`; the rest is immutable.
+  // @unchecked Sendable: `received`, `waiters`, `closed`, `closeFrame` and `upgrade` are only
+  // touched under `lock`; the rest is immutable.
   struct Failure: Error, CustomStringConvertible {
     let description: String
   }
@@ -17,6 +17,8 @@ final class InspectorConnection: @unchecked Sendable {
   private var received: [String] = []
   private var waiters: [CheckedContinuation<Void, Never>] = []
   private var closed = false
+  /// The server's close frame, as "CODE: REASON", once the connection closed.
+  private var closeFrame: String?
   private var upgrade: CheckedContinuation<Void, any Error>?
   private let outgoing: AsyncStream<String>.Continuation
   private let outgoingStream: AsyncStream<String>
@@ -44,7 +46,7 @@ final class InspectorConnection: @unchecked Sendable {
       let stream = connection.outgoingStream
       let task = Task {
         do {
-          try await WebSocketClient.connect(
+          let frame = try await WebSocketClient.connect(
             url: url, configuration: configuration, logger: logger
           ) { inbound, outbound, _ in
             connection.upgraded(nil)
@@ -57,6 +59,9 @@ final class InspectorConnection: @unchecked Sendable {
               }
               group.cancelAll()
             }
+          }
+          connection.lock.withLock {
+            connection.closeFrame = frame.map { "\($0.closeCode): \($0.reason ?? "")" }
           }
           connection.upgraded(Failure(description: "closed before the upgrade"))
         } catch {
@@ -124,7 +129,8 @@ final class InspectorConnection: @unchecked Sendable {
         index += 1
       }
       if isClosed {
-        throw Failure(description: "the connection closed; got \(fresh.suffix(3))")
+        let frame = lock.withLock { closeFrame } ?? "no close frame"
+        throw Failure(description: "the connection closed (\(frame)); got \(fresh.suffix(3))")
       }
       guard ContinuousClock.now < deadline else {
         throw Failure(

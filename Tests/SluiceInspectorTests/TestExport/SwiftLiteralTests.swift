@@ -22,8 +22,6 @@ import Testing
     var inner: Inner
   }
 
-  enum Stamp: LoadableMetadataKey { typealias Value = Int }
-
   @Test func aLoadableIsWrittenWithItsPublicConstructors() throws {
     var reloading = Loadable<Int>.loaded(3)
     reloading.start()
@@ -60,7 +58,7 @@ import Testing
       (error as? SwiftLiteral.Unwritable)?.what.contains("not Equatable") == true
     }
     var tagged = Loadable<Int>.loaded(1)
-    tagged.metadata[Stamp.self] = 4
+    tagged.metadata[Int.self] = 4
     #expect {
       try SwiftLiteral.source(of: tagged)
     } throws: { error in

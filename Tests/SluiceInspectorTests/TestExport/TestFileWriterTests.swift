@@ -58,7 +58,7 @@ let pingEffects = Effects<PingState>()
   }
 
   @Test func whatAnEffectOfTheTestDispatchedIsReceivedByValueOrByType() async throws {
-    let (_, inspector) = try await Self.pinged(Self.withEffects)
+    let (store, inspector) = try await Self.pinged(Self.withEffects)
     let file = try inspector.testFile(from: 1, through: 5)
     await inspector.stop()
     #expect(
@@ -81,10 +81,13 @@ let pingEffects = Effects<PingState>()
         "  await store.finish()",
       ])
     #expect(file.source.contains("by the effect on Ping of record 1"))
+    // The store stays on the lane: the inspector forgets a store that left it.
+    withExtendedLifetime(store) {}
   }
 
   @Test func withoutItsEffectsATestSendsEveryActionItsStoreReduced() async throws {
-    let (_, inspector) = try await Self.pinged(TestExport(reducers: ["PingState": "pingReducer"]))
+    let (store, inspector) = try await Self.pinged(
+      TestExport(reducers: ["PingState": "pingReducer"]))
     let file = try inspector.testFile(from: 1, through: 5)
     await inspector.stop()
     let calls = file.source.split(separator: "\n").filter { $0.contains("await store.") }
@@ -96,24 +99,30 @@ let pingEffects = Effects<PingState>()
         "  await store.send(PingsDone()) {",
       ])
     #expect(!file.source.contains("effects:"))
+    // The store stays on the lane: the inspector forgets a store that left it.
+    withExtendedLifetime(store) {}
   }
 
   @Test func aRangeStartingAfterTheEffectsActionSendsWhatTheyDispatched() async throws {
-    let (_, inspector) = try await Self.pinged(Self.withEffects)
+    let (store, inspector) = try await Self.pinged(Self.withEffects)
     let file = try inspector.testFile(from: 2, through: 5)
     await inspector.stop()
     #expect(!file.source.contains("receive("))
     #expect(file.source.contains("  await store.send(Pong(value: 1)) {"))
+    // The store stays on the lane: the inspector forgets a store that left it.
+    withExtendedLifetime(store) {}
   }
 
   @Test func aRangeEndingBeforeItsEffectsDidLeavesTheRestOutOfTheTest() async throws {
-    let (_, inspector) = try await Self.pinged(Self.withEffects)
+    let (store, inspector) = try await Self.pinged(Self.withEffects)
     let file = try inspector.testFile(from: 1, through: 2)
     await inspector.stop()
     #expect(file.source.contains("  await store.receive(Pong(value: 1)) {"))
     #expect(!file.source.contains("Pong(value: 2)"))
     #expect(!file.source.contains("store.finish()"))
     #expect(file.source.contains("  store.exhaustivity = .off\n}"))
+    // The store stays on the lane: the inspector forgets a store that left it.
+    withExtendedLifetime(store) {}
   }
 
   @Test func anActionOfTheEffectsThatMiddlewareReplacedIsAnError() async throws {
@@ -132,7 +141,7 @@ let pingEffects = Effects<PingState>()
   }
 
   @Test func leavingOutAnActionTheEffectsDispatchedIsAnError() async throws {
-    let (_, inspector) = try await Self.pinged(Self.withEffects)
+    let (store, inspector) = try await Self.pinged(Self.withEffects)
     let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
     client.send(["id": 1, "command": "toggle", "seq": 3, "skip": true])
     _ = try await client.reply(to: 1)
@@ -147,5 +156,76 @@ let pingEffects = Effects<PingState>()
     #expect((test["source"] as? String)?.contains("Pong(value: 2)") == false)
     await client.close()
     await inspector.stop()
+    // The store stays on the lane: the inspector forgets a store that left it.
+    withExtendedLifetime(store) {}
+  }
+}
+
+/// A second store of the same lane whose effect answers a ping too.
+struct EchoState: Equatable, Sendable {
+  var pings = 0
+  var echoes: [Int] = []
+}
+
+struct Echo: Action, Equatable {
+  var value: Int
+}
+
+let echoReducer = Reducer<EchoState>()
+  .on(Ping.self) { state, _ in state.pings += 1 }
+  .on(Echo.self) { state, action in state.echoes.append(action.value) }
+
+let echoEffects = Effects<EchoState>()
+  .on(Ping.self) { _, context in context.dispatch(Echo(value: 7)) }
+
+/// Record → test across stores, and what the page leaves out.
+@Suite struct TestFileWriterSpanTests {
+  /// One action that reaches two stores with effects: each store's test receives what its own
+  /// effects dispatched, never the other store's. Before, the cause of an effect's action named
+  /// the parent action only, and both tests received both children.
+  @Test func eachStoresTestReceivesOnlyWhatItsOwnEffectsDispatched() async throws {
+    let ping = Store(initialState: PingState(), reducer: pingReducer, effects: pingEffects)
+    let echo = Store(
+      initialState: EchoState(), dispatcher: ping.dispatcher, reducer: echoReducer,
+      effects: echoEffects)
+    let export = TestExport(
+      reducers: ["PingState": "pingReducer", "EchoState": "echoReducer"],
+      effects: ["PingState": "pingEffects", "EchoState": "echoEffects"])
+    let inspector = try await Inspector.start(
+      ping.dispatcher, configuration: .init(testExport: export))
+    ping.dispatch(Ping(count: 1))
+    await ping.dispatcher.settle()
+    #expect(echo.state.echoes == [7])
+    // Ping, Pong 1, PingNoted, PingsDone and Echo, in the order the effects ran.
+    let file = try inspector.testFile(from: 1, through: 5)
+    await inspector.stop()
+    let tests = file.source.components(separatedBy: "@Test func ").dropFirst()
+    let pingTest = try #require(tests.first { $0.hasPrefix("pingState") })
+    let echoTest = try #require(tests.first { $0.hasPrefix("echoState") })
+    #expect(pingTest.contains("await store.receive(Pong(value: 1))"))
+    #expect(!pingTest.contains("Echo("))
+    #expect(echoTest.contains("await store.receive(Echo(value: 7))"))
+    #expect(!echoTest.contains("Pong("))
+    #expect(echoTest.contains("await store.finish()"))
+  }
+
+  /// A record skipped in the page is left out of the test, and the file says so.
+  @Test func theFileNamesTheSkippedActionsItLeftOut() async throws {
+    let store = Store(initialState: PingState(), reducer: pingReducer)
+    let inspector = try await Inspector.start(
+      store.dispatcher,
+      configuration: .init(testExport: TestExport(reducers: ["PingState": "pingReducer"])))
+    let client = try await InspectorConnection.open(inspector.webSocketURL.absoluteString)
+    for value in 1...3 { store.dispatch(Pong(value: value)) }
+    _ = try await client.first { (($0["record"] as? [String: Any])?["seq"] as? Int) == 3 }
+    client.send(["id": 1, "command": "toggle", "seq": 2, "skip": true])
+    _ = try await client.reply(to: 1)
+    client.send(["id": 2, "command": "exportTest", "from": 1, "through": 3])
+    let source = try #require(try await client.reply(to: 2)["source"] as? String)
+    await client.close()
+    await inspector.stop()
+    #expect(source.contains("// Left out, as skipped in the inspector: #2 Pong."))
+    #expect(!source.contains("Pong(value: 2)"))
+    #expect(source.contains("Pong(value: 3)"))
   }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import SluiceInspector
 
-/// Values by reflection, their paths and their diffs.
+/// States by reflection into `StateValue`, their paths and their diffs.
 @Suite struct InspectorValueTests {
   enum Mood: CustomStringConvertible {
     case calm
@@ -28,23 +28,22 @@ import Testing
   }
 
   @Test func reflectionShowsCaseNamesDictionariesSortedAndRedactsByKey() {
-    let encoder = ValueEncoder(redaction: Redaction(keys: ["password"]))
-    let value = encoder.encodeState(Sample(), storeName: "Sample")
-    #expect(value[InspectorPath(parsing: "mood")!] == .string("calm"))
+    let value = Redaction.keys(["password"]).encodeState(Sample())
+    #expect(value[path: "mood"] == .string("calm"))
     #expect(
-      value[InspectorPath(parsing: "busy.busy.tasks")!] == .number(2),
-      "a case with a payload is {name: payload}: \(value.json)")
-    #expect(value[InspectorPath(parsing: "scores")!]?.json == #"{"a":1,"b":2}"#)
-    #expect(value[InspectorPath(parsing: "password")!] == InspectorValue.redacted)
-    #expect(value[InspectorPath(parsing: "maybe")!] == .null)
-    #expect(value[InspectorPath(parsing: "when")!] == .string("1970-01-01T00:00:00Z"))
+      value[path: "busy.busy.tasks"] == .int(2),
+      "a case with a payload is {name: payload}: \(value.jsonText)")
+    #expect(value[path: "scores"].jsonText == #"{"a":1,"b":2}"#)
+    #expect(value[path: "password"] == StateValue.redacted)
+    #expect(value.objectValue?["maybe"] == .null)
+    #expect(value[path: "when"] == .string("1970-01-01T00:00:00Z"))
   }
 
   @Test func aCycleOfClassesStopsInsteadOfRecursingForever() {
     let node = Node()
     node.next = node
-    let value = ValueEncoder(redaction: .none).encodeState(node, storeName: "Node")
-    #expect(value[InspectorPath(parsing: "next")!] == .string("‹cycle›"))
+    let value = Redaction.none.encodeState(node)
+    #expect(value[path: "next"] == .string("‹cycle›"))
   }
 
   struct Handle {
@@ -57,10 +56,27 @@ import Testing
   /// of its lane, up to the node limit, and dispatches slowed to seconds.
   @Test func aStoreOrDispatcherInAValueIsNamedNotWalked() {
     let store = Store(initialState: 0, reducer: Reducer<Int>())
-    let value = ValueEncoder(redaction: .none).encodeState(
-      Handle(store: store, dispatcher: store.dispatcher), storeName: "Handle")
-    #expect(value[InspectorPath(parsing: "store")!] == .string("‹Store<Int>›"))
-    #expect(value[InspectorPath(parsing: "dispatcher")!] == .string("‹Dispatcher›"))
+    let value = Redaction.none.encodeState(Handle(store: store, dispatcher: store.dispatcher))
+    #expect(value[path: "store"] == .string("‹Store<Int>›"))
+    #expect(value[path: "dispatcher"] == .string("‹Dispatcher›"))
+  }
+
+  struct Note { var text = "n" }
+  struct Board {
+    var notes = [Note(), Note()]
+    var owner = Note()
+  }
+
+  /// The inspector takes the logging middleware's path grammar: from the state down, `*` for
+  /// any element; a path given for one type redacts nothing in another.
+  @Test func pathsStartAtTheStateAndAWildcardTakesEveryElement() {
+    let value = Redaction.paths(["notes.*.text"]).encodeState(Board())
+    #expect(value[path: "notes.0.text"] == StateValue.redacted)
+    #expect(value[path: "notes.1.text"] == StateValue.redacted)
+    #expect(value[path: "owner.text"] == .string("n"))
+    let scoped = Redaction.paths(["text"], in: Note.self)
+    #expect(scoped.encodeState(Note())[path: "text"] == StateValue.redacted)
+    #expect(scoped.encodeState(Board())[path: "owner.text"] == .string("n"))
   }
 
   @Test(arguments: [
@@ -79,24 +95,20 @@ import Testing
   }
 
   @Test func aDiffNamesOnlyWhatChangedAtTheDeepestPath() {
-    let old = InspectorValue.object([
-      .init("items", .array([.number(1), .number(2)])),
-      .init("byID", .dictionary([.init("a", .bool(true)), .init("b", .bool(false))])),
-      .init("name", .string("x")),
-    ])
-    let new = InspectorValue.object([
-      .init("items", .array([.number(1), .number(3), .number(4)])),
-      .init("byID", .dictionary([.init("b", .bool(true)), .init("c", .bool(false))])),
-      .init("name", .string("x")),
-    ])
-    let changes = InspectorChange.between(old, new).map {
-      "\($0.path): \($0.old?.json ?? "∅") → \($0.new?.json ?? "∅")"
+    let old: StateValue = [
+      "items": [1, 2], "byID": ["a": true, "b": false], "name": "x",
+    ]
+    let new: StateValue = [
+      "items": [1, 3, 4], "byID": ["b": true, "c": false], "name": "x",
+    ]
+    let changes = StateValueChange.between(old, new).map {
+      "\(InspectorPath($0.path)): \($0.old?.jsonText ?? "∅") → \($0.new?.jsonText ?? "∅")"
     }
     #expect(
       changes == [
-        "items[1]: 2 → 3", "items[2]: ∅ → 4", "byID.a: true → ∅", "byID.b: false → true",
-        "byID.c: ∅ → false",
+        "byID.a: true → ∅", "byID.b: false → true", "byID.c: ∅ → false", "items[1]: 2 → 3",
+        "items[2]: ∅ → 4",
       ])
-    #expect(InspectorChange.between(old, old).isEmpty)
+    #expect(StateValueChange.between(old, old).isEmpty)
   }
 }

@@ -21,19 +21,17 @@ private let tapReducer = Reducer<Taps>()
   .on(DoubleTap.self) { state, _ in state.taps += 1 }  // the planted bug: should count 2
   .on(Confirmed.self) { state, _ in state.confirmed += 1 }
 
-@Sendable private func tapEffects(_ clock: ManualClock) -> Effects<Taps> {
-  Effects<Taps>()
-    .on(Tap.self) { _, context in
-      try await clock.sleep(for: .milliseconds(100))
-      context.dispatch(Confirmed())
-    }
-    .on(DoubleTap.self) { _, context in
-      try await clock.sleep(for: .milliseconds(100))
-      context.dispatch(Confirmed())
-      try await clock.sleep(for: .milliseconds(50))
-      context.dispatch(Confirmed())
-    }
-}
+private let tapEffects = Effects<Taps>()
+  .on(Tap.self) { _, context in
+    try await context.dependencies.clock.sleep(for: .milliseconds(100))
+    context.dispatch(Confirmed())
+  }
+  .on(DoubleTap.self) { _, context in
+    try await context.dependencies.clock.sleep(for: .milliseconds(100))
+    context.dispatch(Confirmed())
+    try await context.dependencies.clock.sleep(for: .milliseconds(50))
+    context.dispatch(Confirmed())
+  }
 
 private let tapSteps = ActionGenerator<Taps>()
   .action(weight: 2, Tap())
@@ -64,7 +62,7 @@ private let confirmedNeverExceedsTaps = StoreProperty(
     #expect(
       code.contains(
         "TestStore(initialState: Taps(taps: 0, confirmed: 0), reducer: reducer, "
-          + "effects: effects(clock))"))
+          + "effects: effects) { $0.clock = clock }"))
     #expect(code.contains("  await store.send(DoubleTap()) {\n    $0.taps = 1\n  }"))
     #expect(code.contains("  await clock.advance(by: .milliseconds("))
     #expect(
@@ -117,9 +115,8 @@ private let confirmedNeverExceedsTaps = StoreProperty(
     let (never, release) = AsyncStream<Void>.makeStream()
     let property = StoreProperty(
       initialState: Taps(), reducer: tapReducer,
-      effects: { _ in
-        Effects<Taps>().on(Tap.self) { _, _ in for await _ in never {} }
-      }, actions: ActionGenerator<Taps>().action(Tap())
+      effects: Effects<Taps>().on(Tap.self) { _, _ in for await _ in never {} },
+      actions: ActionGenerator<Taps>().action(Tap())
     )
     var found: PropertyFailure?
     await withKnownIssue {
@@ -219,5 +216,73 @@ private final class LockBox: @unchecked Sendable {
 
   func releaseAll() {
     for taken in lock.withLock({ locks }) { taken.release() }
+  }
+}
+
+/// Runs the jobs of the tasks that prefer it on a serial queue; once armed, it keeps the next
+/// job from a thread for longer than ``StoreProperty``'s settle timeout: a task that is ready to
+/// run and gets no thread, as on a busy machine.
+private final class StarvingExecutor: TaskExecutor, @unchecked Sendable {
+  // @unchecked Sendable: `queue` is thread-safe and `armed` is touched only under `lock`.
+  private let queue = DispatchQueue(label: "StorePropertyEffectsTests.starving")
+  private let lock = NSLock()
+  private var armed = false
+  private var starved = false
+
+  /// Holds back the next job, once in the executor's life.
+  func arm() { lock.withLock { if !starved { armed = true } } }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    let executor = asUnownedTaskExecutor()
+    let holds = lock.withLock {
+      defer { if armed { (armed, starved) = (false, true) } }
+      return armed
+    }
+    guard holds else { return queue.async { job.runSynchronously(on: executor) } }
+    // Simulated starvation, not synchronization: the property's outcome must not depend on it.
+    Thread.detachNewThread { [queue] in
+      Thread.sleep(forTimeInterval: 3)
+      queue.async { job.runSynchronously(on: executor) }
+    }
+  }
+}
+
+/// Checks a run that taps, then moves the clock 100 ms (past the effect's sleep), with `effects`.
+private func tapThenAdvance(
+  _ effects: Effects<Taps>
+) async -> PropertyFailure? {
+  await StoreProperty(
+    initialState: Taps(), reducer: tapReducer, effects: effects,
+    actions: ActionGenerator<Taps>().action(Tap()).advanceClock(by: Gen.always(.milliseconds(100)))
+  )
+  .invariant("confirmed <= taps") { $0.confirmed <= $0.taps }
+  .check(seed: "3qGqMeeEI5aQfqG9/RRX2fUObU5Ud6L6cXJme72lNp8=")
+}
+
+extension StorePropertyEffectsTests {
+  @Test func anEffectWokenByTheClockThatWaitsLongForAThreadIsNotTakenForUnsettled() async {
+    // Before, a run's settle gave up after 2 s in which nothing moved, although the woken
+    // effect was only waiting for a thread: the run was reported unsettled.
+    let starving = StarvingExecutor()
+    let effects = Effects<Taps>().on(Tap.self) { _, context in
+      try await withTaskExecutorPreference(starving) {
+        starving.arm()
+        try await context.dependencies.clock.sleep(for: .milliseconds(100))
+      }
+      context.dispatch(Confirmed())
+    }
+    #expect(await tapThenAdvance(effects) == nil)
+  }
+
+  @Test func anEffectWhoseJobRunsLongerThanTheSettleTimeoutIsNotTakenForUnsettled() async {
+    // Before, a run's settle gave up after 2 s in which nothing moved, although the effect
+    // was running all along (a thread a loaded machine took from it looks the same).
+    let effects = Effects<Taps>().on(Tap.self) { _, context in
+      try await context.dependencies.clock.sleep(for: .milliseconds(100))
+      usleep(3_000_000)  // Simulated slow work, not synchronization.
+      context.dispatch(Confirmed())
+    }
+    #expect(await tapThenAdvance(effects) == nil)
   }
 }

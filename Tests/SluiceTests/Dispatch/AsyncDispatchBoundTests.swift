@@ -101,4 +101,34 @@ import Testing
     await store.send(LaneNoop())
     #expect(store.state == Array(repeating: Array(0..<500), count: 4))
   }
+
+  /// Senders that race for the last places never take one place twice: with the lane held,
+  /// every sender either queued its action or waits for room, and the queue holds no more than
+  /// the bound. (A look for room, then a submit under a second lock, let two senders take the
+  /// last place: `queueDepth` 3 with a bound of 2, seen in CI.)
+  @Test func racingSendersNeverPassTheBound() async {
+    let senders = 12
+    for _ in 0..<200 {
+      let dispatcher = Dispatcher(maxQueueDepth: 2)
+      let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
+      let blocker = AsyncDispatchTests.LaneBlocker()
+      let subscription = AsyncDispatchTests().holdLane(store, blocker)
+      #expect(await wait(for: blocker.entered))
+      let sent = Task {
+        await withTaskGroup(of: Void.self) { group in
+          for id in 1...senders { group.addTask { await store.send(LaneAdd(id: id)) } }
+        }
+      }
+      let settled = await obsEventually {
+        dispatcher.lane.storage.peek { $0.mainDepth + $0.capacityWaiters.count } >= senders
+      }
+      #expect(settled)
+      #expect(dispatcher.queueDepth == 2)
+      blocker.release.signal()
+      await sent.value
+      #expect(store.state.ids.sorted() == Array(0...senders))
+      subscription.cancel()
+      guard dispatcher.queueDepth == 0 else { return }
+    }
+  }
 }

@@ -7,8 +7,8 @@ import Testing
   struct Pong: Action { let n: Int }
 
   @Test func rejectPolicyReportsAndDropsReentrantDispatch() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reentrancy: .reject, reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reentrancy: .reject, reporter: log)
     let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
     let subscription = store.observe(\.total, from: .nextChange) { change in
       if change.new == 1 { store.dispatch(LaneAdd(id: 2)) }
@@ -21,8 +21,8 @@ import Testing
   }
 
   @Test func aRunawayChainIsReportedWithItsActionTypesAndStopped() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(maxChainDepth: 20, reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(maxChainDepth: 20, reporter: log)
     let store = Store(
       initialState: -1, dispatcher: dispatcher,
       reducer: Reducer<Int>()
@@ -51,8 +51,8 @@ import Testing
   }
 
   @Test func independentChainsDoNotAddUp() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(maxChainDepth: 3, reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(maxChainDepth: 3, reporter: log)
     let store = Store(initialState: LaneLog(), dispatcher: dispatcher, reducer: laneLogReducer)
     // Each outer action causes exactly one follow-up: chains of depth 1, never runaway.
     let subscription = store.observe(from: .nextChange) { state in

@@ -4,16 +4,42 @@ import Testing
 
 /// RxStateFlow's README command: increments while the counter is below ten.
 struct EffIncreaseBelowTen: Command {
-  func execute(state: EffState, dispatch: Dispatch) {
-    if state.count < 10 { dispatch(EffIncrement()) }
+  func execute(state: EffState, store: Store<EffState>) {
+    if state.count < 10 { store.dispatch(EffIncrement()) }
   }
 }
 
 /// Dispatches `count` increments, without a condition.
 struct EffIncreaseBy: Command {
   let count: Int
-  func execute(state: EffState, dispatch: Dispatch) {
-    for _ in 0..<count { dispatch(EffIncrement()) }
+  func execute(state: EffState, store: Store<EffState>) {
+    for _ in 0..<count { store.dispatch(EffIncrement()) }
+  }
+}
+
+/// Records the state it got and the store's state after its increment.
+struct EffRecordingIncrease: Command {
+  let seen: Recorder<String>
+  func execute(state: EffState, store: Store<EffState>) {
+    store.dispatch(EffIncrement())
+    seen.append("\(state.count) now \(store.state.count)")
+  }
+}
+
+/// Queues an increment.
+struct EffIncreaseLater: Command {
+  func execute(state: EffState, store: Store<EffState>) {
+    store.dispatch(EffIncrement(), mode: .async)
+  }
+}
+
+/// Asks for asynchronous work, with the count when it was asked; no reducer handles it.
+struct EffStart: Action { let snapshot: Int }
+
+/// Starts the store's effect on `EffStart`: asynchronous work, started from a command.
+struct EffStartCommand: Command {
+  func execute(state: EffState, store: Store<EffState>) {
+    store.dispatch(EffStart(snapshot: state.count))
   }
 }
 
@@ -40,27 +66,23 @@ struct EffIncreaseBy: Command {
     #expect(store.state.count == 10)
   }
 
-  // `store.execute { state, dispatch in }` is a thunk with the same semantics.
-  @Test func executeRunsAThunkWithStateAndDispatch() {
+  // The state a command gets is the state when it starts, also when its own dispatches changed
+  // it since.
+  @Test func commandGetsTheStateWhenItStarts() {
     let store = effStore()
-    let seen = Recorder<Int>()
+    let seen = Recorder<String>()
 
-    for _ in 0..<12 {
-      store.execute { state, dispatch in
-        seen.append(state.count)
-        if state.count < 10 { dispatch(EffIncrement()) }
-      }
-    }
+    for _ in 0..<2 { store.dispatch(EffRecordingIncrease(seen: seen)) }
 
-    #expect(store.state.count == 10)
-    #expect(seen.values == Array(0..<10) + [10, 10])
+    #expect(store.state.count == 2)
+    #expect(seen.values == ["0 now 1", "1 now 2"])
   }
 
-  // The `Dispatch` of a command may queue with `.async`; settle waits for it.
+  // A command may queue an action with `.async`; settle waits for it.
   @Test func commandDispatchCanBeAsync() async {
     let store = effStore()
 
-    store.execute { _, dispatch in dispatch(EffIncrement(), mode: .async) }
+    store.dispatch(EffIncreaseLater())
     await effSettle(store)
 
     #expect(store.state.count == 1)
@@ -94,16 +116,18 @@ struct EffIncreaseBy: Command {
     #expect(store.state.count == threads * perThread)
   }
 
-  // Async commands started from several threads all run, and settle waits for all of them.
-  @Test func asyncCommandsFromManyThreadsAllRun() async {
-    let store = effStore()
+  // Effects started by commands from several threads all run, and settle waits for all of
+  // them.
+  @Test func effectsStartedByCommandsFromManyThreadsAllRun() async {
+    let store = effStore(
+      effects: Effects<EffState>().on(EffStart.self) { _, context in
+        context.dispatch(EffIncrement())
+      })
     let threads = 4
     let perThread = 25
 
     await runOnThreads(threads) { _ in
-      for _ in 0..<perThread {
-        store.launch { context in context.dispatch(EffIncrement()) }
-      }
+      for _ in 0..<perThread { store.dispatch(EffStartCommand()) }
     }
     await effSettle(store)
 

@@ -97,7 +97,7 @@ import Testing
           if round.isMultiple(of: 2) {
             dispatcher.cancelEffects(id: "work")
           } else {
-            store.cancelAllEffects()
+            store.cancelEffects()
           }
         }
       } else {

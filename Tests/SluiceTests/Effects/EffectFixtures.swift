@@ -44,9 +44,11 @@ let effReducer = Reducer<EffState>()
 
 func effStore(
   dispatcher: Dispatcher? = nil, reducer: Reducer<EffState> = effReducer,
-  effects: Effects<EffState> = Effects()
+  effects: Effects<EffState> = Effects(), clock: (any Clock<Duration>)? = nil
 ) -> Store<EffState> {
-  Store(initialState: EffState(), dispatcher: dispatcher, reducer: reducer, effects: effects)
+  Store(initialState: EffState(), dispatcher: dispatcher, reducer: reducer, effects: effects) {
+    if let clock { $0.clock = clock }
+  }
 }
 
 /// Gates keyed by an integer: effects wait on a key until the test opens it. This is how the

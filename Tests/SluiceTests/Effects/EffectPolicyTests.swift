@@ -183,11 +183,11 @@ import Testing
   ) -> Store<EffState> {
     effStore(
       effects: Effects<EffState>().on(
-        EffQuery.self, policy: .debounce(for: window, clock: clock)
+        EffQuery.self, policy: .debounce(for: window)
       ) { action, context in
         runs.append(action.text)
         context.dispatch(EffResult(value: action.text.count))
-      })
+      }, clock: clock)
   }
 
   // Several actions within the window give one run, with the last action.
@@ -271,11 +271,11 @@ import Testing
     let gates = EffGates()
     let store = effStore(
       effects: Effects<EffState>().on(
-        EffQuery.self, policy: .debounce(for: .milliseconds(100), clock: clock)
+        EffQuery.self, policy: .debounce(for: .milliseconds(100))
       ) { action, context in
         await gates.wait(action.text.count)
         context.dispatch(EffResult(value: action.text.count))
-      })
+      }, clock: clock)
 
     store.dispatch(EffQuery(text: "a"))
     await clock.advance(by: .milliseconds(100))
@@ -295,8 +295,8 @@ import Testing
     let runs = Recorder<String>()
     let store = effStore(
       effects: Effects<EffState>().on(
-        EffQuery.self, policy: .debounce(for: .seconds(1), clock: clock), id: "search"
-      ) { action, _ in runs.append(action.text) })
+        EffQuery.self, policy: .debounce(for: .seconds(1)), id: "search"
+      ) { action, _ in runs.append(action.text) }, clock: clock)
 
     store.dispatch(EffQuery(text: "q"))
     #expect(await effEventually { clock.sleeperCount == 1 })

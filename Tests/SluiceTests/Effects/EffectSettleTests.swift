@@ -140,8 +140,8 @@ struct EffHop: Action { let n: Int }
 
   // settle called from inside an effect reports `.settleInsideEffect` and returns at once.
   @Test func settleInsideAnEffectIsReportedAndReturnsAtOnce() async {
-    let issues = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: issues))
+    let issues = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: issues)
     let store = effStore(
       dispatcher: dispatcher,
       effects: Effects<EffState>().on(EffTrigger.self) { action, context in
@@ -156,30 +156,14 @@ struct EffHop: Action { let n: Int }
     #expect(issues.issues.map(\.kind) == [.settleInsideEffect])
   }
 
-  // `store.settle()` inside a launched command is reported the same way, and returns at once.
-  @Test func settleInsideALaunchedCommandIsReported() async {
-    let issues = IssueLog()
-    let store = effStore(dispatcher: Dispatcher(reporter: .collecting(into: issues)))
-
-    let task = store.launch { [weak store] context in
-      await store?.settle()
-      context.dispatch(EffResult(value: 1))
-    }
-    await effCompletes { await task.finish() }
-    await effSettle(store)
-
-    #expect(store.state.results == [1])
-    #expect(issues.issues.map(\.kind) == [.settleInsideEffect])
-  }
-
   // The issue names the call that caused it, as other issues do (ReportedIssue.fileID is "the
   // file of the call that caused the issue"). Known issue: `settle()` takes no file/line, so the
   // issue names Sluice/Dispatcher+Effects.swift, and `IssueReporter.printing`, which prints once
   // per location, prints it once for the whole program.
   @Test func settleInsideAnEffectIssueNamesTheCaller() async {
-    let issues = IssueLog()
+    let issues = IssueReporter.collecting()
     let store = effStore(
-      dispatcher: Dispatcher(reporter: .collecting(into: issues)),
+      dispatcher: Dispatcher(reporter: issues),
       effects: Effects<EffState>().on(EffTrigger.self) { _, context in
         await context.dispatcher.settle()
       })
@@ -193,16 +177,16 @@ struct EffHop: Action { let n: Int }
 
   // settle of another lane, called from inside an effect, waits normally and reports nothing.
   @Test func settleOfAnotherLaneInsideAnEffectWaits() async {
-    let issues = IssueLog()
+    let issues = IssueReporter.collecting()
     let gates = EffGates()
     let other = effStore(
-      dispatcher: Dispatcher(reporter: .collecting(into: issues)),
+      dispatcher: Dispatcher(reporter: issues),
       effects: Effects<EffState>().on(EffTrigger.self) { action, context in
         await gates.wait()
         context.dispatch(EffResult(value: action.value))
       })
     let store = effStore(
-      dispatcher: Dispatcher(reporter: .collecting(into: issues)),
+      dispatcher: Dispatcher(reporter: issues),
       effects: Effects<EffState>().on(EffPing.self) { _, context in
         await other.settle()
         context.dispatch(EffResult(value: other.state.results.first ?? -1))

@@ -3,7 +3,7 @@ import Testing
 
 /// The synchronous `transaction`, from async code (where the async overload is preferred).
 func effTransaction(
-  _ dispatcher: Dispatcher, _ body: @escaping @Sendable (Transaction) throws -> Void
+  _ dispatcher: Dispatcher, _ body: @escaping @Sendable (Dispatcher.Transaction) throws -> Void
 ) -> TransactionOutcome {
   dispatcher.transaction { try body($0) }
 }

@@ -7,7 +7,14 @@ import Testing
   // An error reported while a synchronous observer of the channel is running on another thread
   // must still reach that observer (after the running call, never concurrently with it).
   @Test func anErrorReportedWhileTheObserverRunsElsewhereIsNotLost() async {
-    let store = effStore()
+    let gates = EffGates()
+    let store = effStore(
+      effects: Effects<EffState>().on(EffPing.self) { _, context in
+        await gates.wait()
+        throw EffError(code: 2)
+      })
+    // The effect starts now, outside the lane the first error will hold.
+    store.dispatch(EffPing())
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let received = Recorder<Int>()
@@ -26,8 +33,9 @@ import Testing
       store.dispatch(EffCarry(value: 1, error: EffError(code: 1)))
     }
     #expect(await offPool { entered.wait(timeout: hangGuardDeadline()) == .success })
-    // A command reports the second error while the observer is busy on that thread.
-    await effCompletes { await store.launch { _ in throw EffError(code: 2) }.finish() }
+    // The effect reports the second error while the observer is busy on that thread.
+    gates.open()
+    #expect(await effEventually { store.effectsInFlight == 0 })
     release.signal()
     await first
 

@@ -480,22 +480,57 @@ import Testing
 
   @Test func sendersWaitForRoomBelowTheBound() {
     var machine = Machine(maxQueueDepth: 1)
-    do {
-      let hasRoom = machine.waitForCapacity("first")
-      #expect(hasRoom)
-    }
+    let tookFirst = machine.reserveRoom(orWait: "first")
+    #expect(tookFirst)
     _ = machine.pause(1)
-    _ = machine.submit("a", bypass: false, completion: .none).action
+    _ = machine.submitReserved("a", completion: .resume("first"))
     #expect(!machine.hasRoom)
-    do {
-      let hasRoom = machine.waitForCapacity("second")
-      #expect(!hasRoom)
-    }
+    #expect(machine.reservedRoom == 0)
+    let tookSecond = machine.reserveRoom(orWait: "second")
+    #expect(!tookSecond)
     do {
       let action = machine.release(1, caller: .block, barrier: "barrier")
       #expect(action == .drain)
     }
-    #expect(drainAll(&machine).wake.resumers == ["second"])
+    let drained = drainAll(&machine)
+    #expect(drained.wake.resumers.contains("second"))
+    // The woken sender holds the place it was woken for.
+    #expect(machine.reservedRoom == 1)
+    #expect(!machine.hasRoom)
+  }
+
+  /// Looking for room and taking it are one transition: of two senders that find one place,
+  /// the second waits, even before the first submitted (a look, then a submit under a second
+  /// lock, let both take it and the queue grow past the bound).
+  @Test func twoSendersNeverTakeTheLastPlace() {
+    var machine = Machine(maxQueueDepth: 2)
+    _ = machine.pause(1)
+    _ = machine.submit("queued", bypass: false, completion: .none).action
+    let tookFirst = machine.reserveRoom(orWait: "first")
+    #expect(tookFirst)
+    let tookSecond = machine.reserveRoom(orWait: "second")
+    #expect(!tookSecond)
+    let tookThird = machine.reserveRoom(orWait: "third")
+    #expect(!tookThird)
+    _ = machine.submitReserved("sent", completion: .resume("first"))
+    #expect(machine.mainDepth == 2)
+    #expect(machine.capacityWaiters == ["second", "third"])
+    // Items leave one at a time, and each place goes to the oldest waiter, reserved for it:
+    // the queue and the reservations never pass the bound.
+    #expect(machine.release(1, caller: .block, barrier: "barrier") == .drain)
+    var woken: [String] = []
+    var (wake, step) = machine.next()
+    while true {
+      woken += wake.resumers.filter { $0 != "first" }
+      #expect(machine.mainDepth + machine.reservedRoom <= 2)
+      guard case .run(let item) = step else { break }
+      wake = machine.finish(item)
+      woken += wake.resumers.filter { $0 != "first" }
+      (wake, step) = machine.next()
+    }
+    #expect(woken == ["second", "third"])
+    #expect(machine.capacityWaiters.isEmpty)
+    #expect(machine.reservedRoom == 2)
   }
 
   /// Issue 24, defect 2: with hooks armed, the machine asks for them before it wakes anybody

@@ -34,7 +34,7 @@ import Testing
   static func read(_ box: RegWeak<Store<Tally>>) -> Tally { box.object?.state ?? Tally() }
 
   @Test func twoStoresOnTwoLanesWhoseReducersReadEachOtherNeverDeadlock() async {
-    let log = IssueLog()
+    let log = IssueReporter.collecting()
     let torn = Atomic<Int>(0)
     let leftBox = RegWeak<Store<Tally>>()
     let rightBox = RegWeak<Store<Tally>>()
@@ -47,10 +47,10 @@ import Testing
       }
     }
     let left = Store(
-      initialState: Tally(), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(), dispatcher: Dispatcher(reporter: log),
       reducer: reducer(reading: rightBox))
     let right = Store(
-      initialState: Tally(), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(), dispatcher: Dispatcher(reporter: log),
       reducer: reducer(reading: leftBox))
     leftBox.object = left
     rightBox.object = right
@@ -150,8 +150,8 @@ import Testing
   @Test func aReducerReadingABusyStoreThatPublishedNothingGetsItsInitialStateWithoutWaiting()
     async
   {
-    let log = IssueLog()
-    let held = HeldStore(dispatcher: Dispatcher(reporter: .collecting(into: log)))
+    let log = IssueReporter.collecting()
+    let held = HeldStore(dispatcher: Dispatcher(reporter: log))
     held.store.dispatch(Tick())
 
     let read = await held.readWhileHeld(reading: Self.readFromAReducer)
@@ -211,12 +211,12 @@ import Testing
   }
 
   @Test func aReducerReadingAStoreAnotherThreadHoldsForAReadNeverWaits() async {
-    let log = IssueLog()
+    let log = IssueReporter.collecting()
     let dispatcher = Dispatcher()
     let ticks = Reducer<Tally>().on(Tick.self) { state, _ in state.bump() }
     let near = Store(initialState: Tally(count: 1), dispatcher: dispatcher, reducer: ticks)
     let far = Store(
-      initialState: Tally(count: 2), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(count: 2), dispatcher: Dispatcher(reporter: log),
       reducer: ticks)
     near.dispatch(Tick())
     far.dispatch(Tick())
@@ -271,7 +271,7 @@ import Testing
   }
 
   @Test func twoReducersReadingEachOthersBusyStoreGetTheInitialStatesWithAReportEach() async {
-    let log = IssueLog()
+    let log = IssueReporter.collecting()
     let inLeft = DispatchSemaphore(value: 0)
     let inRight = DispatchSemaphore(value: 0)
     let leftBox = RegWeak<Store<Tally>>()
@@ -292,10 +292,10 @@ import Testing
         }
     }
     let left = Store(
-      initialState: Tally(), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(), dispatcher: Dispatcher(reporter: log),
       reducer: reducer(reading: rightBox, arrive: inLeft, meet: inRight))
     let right = Store(
-      initialState: Tally(), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(), dispatcher: Dispatcher(reporter: log),
       reducer: reducer(reading: leftBox, arrive: inRight, meet: inLeft))
     leftBox.object = left
     rightBox.object = right
@@ -345,10 +345,10 @@ import Testing
   }
 
   @Test func readingItsOwnStateInsideAReducerReturnsThePublishedStateWhenThereIsOne() {
-    let log = IssueLog()
+    let log = IssueReporter.collecting()
     let itself = RegWeak<Store<Tally>>()
     let store = Store(
-      initialState: Tally(), dispatcher: Dispatcher(reporter: .collecting(into: log)),
+      initialState: Tally(), dispatcher: Dispatcher(reporter: log),
       reducer: Reducer<Tally>()
         .on(Tick.self) { state, _ in state.bump() }
         .on(ReadSelf.self) { state, _ in state.seen = Self.read(itself).count })

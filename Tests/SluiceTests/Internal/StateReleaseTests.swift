@@ -62,18 +62,6 @@ import Testing
     #expect(seen.values == [0], "the deinit read the state after the reset")
   }
 
-  @Test func rollbackReleasesTheDroppedStateOutsideTheLock() async {
-    let (store, seen) = Self.readingStore()
-    store.captureState()
-    store.dispatch(Count())
-    store.dispatch(Arm())
-
-    let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) { store.rollbackState() }
-
-    #expect(finished, "rollbackState() deadlocked on the deinit of the state it dropped")
-    #expect(seen.values == [0], "the deinit read the state after the rollback")
-  }
-
   @Test func aCommittedTransactionReleasesTheReplacedStateOutsideTheLock() async {
     let dispatcher = Dispatcher()
     let (store, seen) = Self.readingStore(dispatcher: dispatcher)
@@ -93,8 +81,8 @@ import Testing
   }
 
   @Test func anActionThatDropsTheValueCompletesAndItsDeinitReadsAConsistentState() async {
-    let log = IssueLog()
-    let (store, seen) = Self.readingStore(dispatcher: Dispatcher(reporter: .collecting(into: log)))
+    let log = IssueReporter.collecting()
+    let (store, seen) = Self.readingStore(dispatcher: Dispatcher(reporter: log))
     store.dispatch(Count())
     store.dispatch(Arm())
 
@@ -123,17 +111,18 @@ import Testing
     #expect(store.state.count == 1, "the action the deinit dispatched was reduced")
   }
 
-  @Test func aDeinitThatDispatchesAsynchronouslyDuringARollbackDoesNotDeadlock() async {
+  // A savepoint written back by a transaction (Flask's `rollbackState`).
+  @Test func aDeinitThatDispatchesAsynchronouslyDuringAWriteBackDoesNotDeadlock() async {
     let store = Self.makeStore { store in store.dispatch(Count(), mode: .async) }
-    store.captureState()
+    let saved = store.state
     store.dispatch(Arm())
 
     let finished = await obsOnBackgroundThread(timeout: hangGuardSeconds) {
-      store.rollbackState()
+      store.dispatcher.transaction { tx in try tx.update(store) { $0 = saved } }
       store.dispatch(Disarm())
     }
 
-    #expect(finished, "rollbackState() deadlocked on a deinit that dispatches")
+    #expect(finished, "the transaction deadlocked on a deinit that dispatches")
     #expect(store.state.count == 1, "the action the deinit dispatched was reduced")
   }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Sluice
 import Testing
+
+@testable import Sluice
 
 /// A keyed response with a plain payload, for the dictionary helpers.
 struct LdScoresLoaded: KeyedCompletableAction {
@@ -130,17 +131,17 @@ struct LdScoresLoaded: KeyedCompletableAction {
     #expect(loaded["111"] == .some(MiniPhoneBook.ada))
   }
 
-  @Test func isAnyLoading() {
+  @Test func aKeyIsLoadingWhileItsLoadIsInFlight() {
     var scores: [String: Loadable<Int>] = [:]
-    #expect(!scores.isAnyLoading())
+    #expect(!scores.values.contains { $0.isLoading })
     scores["a"] = .loaded(1)
     scores["b"] = .failed(LdCode.notFound)
     scores["c"] = .idle
-    #expect(!scores.isAnyLoading())
+    #expect(!scores.values.contains { $0.isLoading })
     scores.startLoading(["d"])
-    #expect(scores.isAnyLoading())
+    #expect(scores.values.contains { $0.isLoading })
     scores.complete(with: ["d": Result<Int, LoadError>.success(4)])
-    #expect(!scores.isAnyLoading())
+    #expect(!scores.values.contains { $0.isLoading })
   }
 
   @Test func startingAKeyThatIsLoadingIsNoChange() {
@@ -160,7 +161,7 @@ struct LdScoresLoaded: KeyedCompletableAction {
     let subscription = store.observe { state in seen.append(state.contactsByPhone) }
 
     store.dispatch(MiniRequestContactsAction(phones: ["111", "000", "555"]))
-    #expect(store.state.contactsByPhone.isAnyLoading())
+    #expect(store.state.contactsByPhone.values.contains { $0.isLoading })
     #expect(store.state.contactsByPhone.count == 3)
     gate.succeed(0)
     await store.settle()
@@ -169,7 +170,7 @@ struct LdScoresLoaded: KeyedCompletableAction {
     #expect(contacts["111"] == .loaded(MiniPhoneBook.ada))
     #expect(contacts["000"] == .loaded(nil))
     #expect(contacts["555"]?.error == LoadError(LdCode.notFound))
-    #expect(!contacts.isAnyLoading())
+    #expect(!contacts.values.contains { $0.isLoading })
 
     // A second request merges into the first one's results.
     store.dispatch(MiniRequestContactsAction(phones: ["222", "111"]))

@@ -2,12 +2,21 @@ import Foundation
 import Sluice
 import Testing
 
-// Typed keys, as a user defines them (Mini-Swift's dynamic `promise.date`).
+// Metadata is keyed by the type of its value; two facts of one type (two dates) get a small
+// type each, as a user defines them (Mini-Swift's dynamic `promise.date`).
 
-enum LdCachedAt: LoadableMetadataKey { typealias Value = Date }
-enum LdExpiresAt: LoadableMetadataKey { typealias Value = Date }
-enum LdAttempts: LoadableMetadataKey { typealias Value = Int }
-enum LdTokenKey: LoadableMetadataKey { typealias Value = LdToken }
+struct LdCachedAt: Sendable, Equatable {
+  let value: Date
+  init(_ value: Date) { self.value = value }
+}
+struct LdExpiresAt: Sendable, Equatable {
+  let value: Date
+  init(_ value: Date) { self.value = value }
+}
+struct LdAttempts: Sendable, Equatable {
+  let value: Int
+  init(_ value: Int) { self.value = value }
+}
 
 /// A `Sendable` value that is not `Equatable` (it holds a closure).
 struct LdToken: Sendable {
@@ -18,8 +27,8 @@ struct LdToken: Sendable {
 extension LoadableMetadata {
   /// Mini-Swift's `promise.date`, as a typed extension property.
   fileprivate var date: Date? {
-    get { self[LdCachedAt.self] }
-    set { self[LdCachedAt.self] = newValue }
+    get { self[LdCachedAt.self]?.value }
+    set { self[LdCachedAt.self] = newValue.map(LdCachedAt.init) }
   }
 }
 
@@ -46,7 +55,7 @@ extension Loadable {
     // Later on...
     let date: Date? = promise.date
     #expect(date == LdDates.t1)
-    #expect(promise.metadata[LdCachedAt.self] == LdDates.t1)
+    #expect(promise.metadata[LdCachedAt.self]?.value == LdDates.t1)
     #expect(!promise.metadata.isEmpty)
 
     var task: TaskStatus = .idle
@@ -54,36 +63,36 @@ extension Loadable {
     #expect(task.date == LdDates.t2)
   }
 
-  @Test func keysWithOneValueTypeAreDistinct() {
+  @Test func typesOfOneValueTypeKeepTheirValuesApart() {
     var metadata = LoadableMetadata()
-    metadata[LdCachedAt.self] = LdDates.t0
-    metadata[LdExpiresAt.self] = LdDates.t3
-    metadata[LdAttempts.self] = 2
-    #expect(metadata[LdCachedAt.self] == LdDates.t0)
-    #expect(metadata[LdExpiresAt.self] == LdDates.t3)
-    #expect(metadata[LdAttempts.self] == 2)
+    metadata[LdCachedAt.self] = LdCachedAt(LdDates.t0)
+    metadata[LdExpiresAt.self] = LdExpiresAt(LdDates.t3)
+    metadata[LdAttempts.self] = LdAttempts(2)
+    #expect(metadata[LdCachedAt.self]?.value == LdDates.t0)
+    #expect(metadata[LdExpiresAt.self]?.value == LdDates.t3)
+    #expect(metadata[LdAttempts.self]?.value == 2)
 
-    metadata[LdCachedAt.self] = LdDates.t1
-    #expect(metadata[LdCachedAt.self] == LdDates.t1)
-    #expect(metadata[LdExpiresAt.self] == LdDates.t3)
+    metadata[LdCachedAt.self] = LdCachedAt(LdDates.t1)
+    #expect(metadata[LdCachedAt.self]?.value == LdDates.t1)
+    #expect(metadata[LdExpiresAt.self]?.value == LdDates.t3)
   }
 
   @Test func holdsNonEquatableSendableValues() {
     var metadata = LoadableMetadata()
-    metadata[LdTokenKey.self] = LdToken(name: "session", make: { 42 })
-    let token = metadata[LdTokenKey.self]
+    metadata[LdToken.self] = LdToken(name: "session", make: { 42 })
+    let token = metadata[LdToken.self]
     #expect(token?.name == "session")
     #expect(token?.make() == 42)
   }
 
   @Test func removingWithNil() {
     var metadata = LoadableMetadata()
-    metadata[LdCachedAt.self] = LdDates.t0
-    metadata[LdTokenKey.self] = LdToken(name: "t", make: { 1 })
+    metadata[LdCachedAt.self] = LdCachedAt(LdDates.t0)
+    metadata[LdToken.self] = LdToken(name: "t", make: { 1 })
     metadata[LdCachedAt.self] = nil
     #expect(metadata[LdCachedAt.self] == nil)
-    #expect(metadata[LdTokenKey.self] != nil)
-    metadata[LdTokenKey.self] = nil
+    #expect(metadata[LdToken.self] != nil)
+    metadata[LdToken.self] = nil
     #expect(metadata.isEmpty)
     #expect(metadata == LoadableMetadata())
 
@@ -95,47 +104,48 @@ extension Loadable {
   @Test func equatableValuesCompareByValue() {
     var first = LoadableMetadata()
     var second = LoadableMetadata()
-    first[LdCachedAt.self] = LdDates.t1
-    second[LdCachedAt.self] = Date(timeIntervalSince1970: LdDates.t1.timeIntervalSince1970)
+    first[LdCachedAt.self] = LdCachedAt(LdDates.t1)
+    second[LdCachedAt.self] = LdCachedAt(
+      Date(timeIntervalSince1970: LdDates.t1.timeIntervalSince1970))
     #expect(first == second)
 
-    second[LdCachedAt.self] = LdDates.t2
+    second[LdCachedAt.self] = LdCachedAt(LdDates.t2)
     #expect(first != second)
   }
 
   @Test func differentKeysAreNotEqual() {
     var first = LoadableMetadata()
     var second = LoadableMetadata()
-    first[LdCachedAt.self] = LdDates.t1
-    second[LdExpiresAt.self] = LdDates.t1
+    first[LdCachedAt.self] = LdCachedAt(LdDates.t1)
+    second[LdExpiresAt.self] = LdExpiresAt(LdDates.t1)
     #expect(first != second)
 
-    second[LdCachedAt.self] = LdDates.t1
+    second[LdCachedAt.self] = LdCachedAt(LdDates.t1)
     #expect(first != second)  // one more key
     #expect(second != first)
   }
 
   @Test func nonEquatableValuesAreEqualOnlyToTheSameAssignmentCopied() {
     var first = LoadableMetadata()
-    first[LdTokenKey.self] = LdToken(name: "t", make: { 1 })
+    first[LdToken.self] = LdToken(name: "t", make: { 1 })
     let copy = first
     #expect(copy == first)
 
     // The same content assigned again is a new assignment: a change.
     var second = LoadableMetadata()
-    second[LdTokenKey.self] = LdToken(name: "t", make: { 1 })
+    second[LdToken.self] = LdToken(name: "t", make: { 1 })
     #expect(first != second)
 
     var reassigned = first
-    reassigned[LdTokenKey.self] = first[LdTokenKey.self]
+    reassigned[LdToken.self] = first[LdToken.self]
     #expect(reassigned != first)
   }
 
   @Test func reassigningAnEquatableValueIsNoChange() {
     var metadata = LoadableMetadata()
-    metadata[LdAttempts.self] = 1
+    metadata[LdAttempts.self] = LdAttempts(1)
     var again = metadata
-    again[LdAttempts.self] = 1
+    again[LdAttempts.self] = LdAttempts(1)
     #expect(again == metadata)
   }
 

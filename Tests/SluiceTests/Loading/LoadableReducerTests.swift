@@ -10,7 +10,7 @@ struct LdProfileState: Equatable, Sendable {
 struct LdLoadName: Action {}
 struct LdNameLoaded: CompletableAction { let result: Result<String, LoadError> }
 struct LdNameLoadedDroppingValue: CompletableAction { let result: Result<String, LoadError> }
-struct LdSaved: EmptyAction { let result: Result<Done, LoadError> }
+struct LdSaved: CompletableAction { let result: Result<Done, LoadError> }
 
 enum LdProfileFixtures {
   static let reducer = Reducer<LdProfileState>()
@@ -90,10 +90,10 @@ enum LdProfileFixtures {
 
   @Test func droppingTheValueOnFailureKeepsTheMetadata() {
     var initial = LdProfileState(name: .loading(keeping: "ada"))
-    initial.name.metadata[LdNote.self] = "from cache"
+    initial.name.metadata[String.self] = "from cache"
     let store = Store(initialState: initial, reducer: LdProfileFixtures.reducer)
     store.dispatch(LdNameLoadedDroppingValue(result: .failure(LoadError(LdCode.notFound))))
-    #expect(store.state.name.metadata[LdNote.self] == "from cache")
+    #expect(store.state.name.metadata[String.self] == "from cache")
   }
 
   @Test func anEmptyResponseCompletesATaskStatus() {

@@ -178,7 +178,7 @@ import Testing
 
   @Test func resetForgetsValueErrorAndTimestampsButKeepsMetadata() {
     var loadable = Loadable.loaded(1, at: LdDates.t0)
-    loadable.metadata[LdNote.self] = "kept"
+    loadable.metadata[String.self] = "kept"
     loadable.start(at: LdDates.t1)
     loadable.fail(LdFailure("x"), at: LdDates.t2)
     loadable.reset()
@@ -187,9 +187,9 @@ import Testing
     #expect(loadable.error == nil)
     #expect(loadable.startedAt == nil)
     #expect(loadable.finishedAt == nil)
-    #expect(loadable.metadata[LdNote.self] == "kept")
+    #expect(loadable.metadata[String.self] == "kept")
     #expect(loadable != .idle)  // the metadata differs
-    loadable.metadata[LdNote.self] = nil
+    loadable.metadata[String.self] = nil
     #expect(loadable == .idle)
   }
 
@@ -285,12 +285,12 @@ import Testing
     #expect(Loadable<Int>.loading(keeping: 1).map { "\($0)" } == .loading(keeping: "1"))
 
     var loaded = Loadable.loaded(2, at: LdDates.t1)
-    loaded.metadata[LdNote.self] = "note"
+    loaded.metadata[String.self] = "note"
     let mappedLoaded = loaded.map { $0 * 10 }
     #expect(mappedLoaded.status == .loaded(20))
     #expect(mappedLoaded.startedAt == LdDates.t1)
     #expect(mappedLoaded.finishedAt == LdDates.t1)
-    #expect(mappedLoaded.metadata[LdNote.self] == "note")
+    #expect(mappedLoaded.metadata[String.self] == "note")
     #expect(mappedLoaded.metadata == loaded.metadata)
 
     var failed = Loadable.loaded(3, at: LdDates.t0)

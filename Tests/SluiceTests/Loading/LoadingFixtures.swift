@@ -5,6 +5,22 @@ import Testing
 // Shared fixtures of the Loading tests. Every type starts with `Ld` (Sluice-side helpers) or
 // `Mini` (the Mini-Swift README's names) so that it never collides with other test files.
 
+// MARK: - Status checks
+
+/// The tests' shorthand for matching a loadable's `status` (the library has `isLoading` only).
+extension Loadable {
+  var isIdle: Bool {
+    if case .idle = status { return true }
+    return false
+  }
+  var isLoaded: Bool {
+    if case .loaded = status { return true }
+    return false
+  }
+  var isFailed: Bool { error != nil }
+  var isFinished: Bool { isLoaded || isFailed }
+}
+
 // MARK: - Errors
 
 /// An error that is not `Equatable`: two of them are different failures even with one message.
@@ -26,9 +42,6 @@ enum LdOtherCode: Error, Equatable {
 }
 
 // MARK: - Metadata
-
-/// A metadata key holding a note.
-enum LdNote: LoadableMetadataKey { typealias Value = String }
 
 // MARK: - Dates
 
@@ -142,9 +155,6 @@ struct MiniSetCounterAction: Action { let counter: Int }
 /// Mini's response, carrying the result of the request (a `CompletableAction`).
 struct MiniSetCounterActionLoaded: CompletableAction { let result: Result<Int, LoadError> }
 
-/// A second response type, for `store.load(_:_:)` (Mini's `Single.dispatch(action:on:)`).
-struct MiniCounterLoaded: CompletableAction { let result: Result<Int, LoadError> }
-
 enum MiniPromiseFixtures {
   /// Mini's reducer group: the request starts the load unless one is in flight, the response
   /// fills it.
@@ -156,7 +166,6 @@ enum MiniPromiseFixtures {
     .on(MiniSetCounterActionLoaded.self) { state, action in
       state.counter.complete(with: action.result)
     }
-    .on(MiniCounterLoaded.self, complete: \.counter)
 
   /// Mini's `StoreController` as a request/response effect.
   static func effects(
@@ -238,7 +247,7 @@ enum MiniTaskFixtures {
 struct MiniActivateVoucher: Action { let code: Int }
 
 /// Mini's `ActivateVoucherLoaded: EmptyAction` (`Promise<Void>` becomes `Result<Done, _>`).
-struct MiniActivateVoucherLoaded: EmptyAction { let result: Result<Done, LoadError> }
+struct MiniActivateVoucherLoaded: CompletableAction { let result: Result<Done, LoadError> }
 
 struct MiniVoucherState: Equatable, Sendable {
   var activation: TaskStatus = .idle

@@ -213,58 +213,7 @@ import Testing
     #expect(store.state.counter == 1)
   }
 
-  // MARK: - store.load (Mini's Single.dispatch(action:on:))
-
-  @Test func storeLoadDispatchesTheResponseOnSuccess() async {
-    let controller = LdController<Int>()
-    let store = MiniPromiseFixtures.store(controller)
-    let seen = Recorder<Loadable<Int>>()
-    let subscription = store.observe { state in seen.append(state.counter) }
-
-    store.load(MiniCounterLoaded.self) { try await controller.request(7) }
-    controller.succeed(7)
-    await store.settle()
-    subscription.cancel()
-
-    #expect(store.state.counter == .loaded(7))
-    #expect(seen.values == [.idle, .loaded(7)])
-    #expect(store.errors.totalCount == 0)
-  }
-
-  @Test func storeLoadDispatchesTheFailureAndReportsIt() async throws {
-    let controller = LdController<Int>()
-    let store = MiniPromiseFixtures.store(
-      controller, initialState: MiniPromiseState(counter: .loaded(1)))
-
-    let task = store.load(MiniCounterLoaded.self) { try await controller.request(7) }
-    controller.fail(LdFailure("no network"))
-    await task.finish()
-    await store.settle()
-
-    #expect(store.state.counter.isFailed)
-    #expect(store.state.counter.value == 1)
-    #expect(store.state.counter.error?.description == "no network")
-    let event = try #require(store.errors.last)
-    #expect((event.error as? LdFailure)?.message == "no network")
-    #expect(event.source == .action("MiniCounterLoaded"))
-    #expect(event.action is MiniCounterLoaded)
-    #expect(store.errors.totalCount == 1)
-  }
-
-  @Test func aCancelledStoreLoadDispatchesNothing() async {
-    let controller = LdController<Int>()
-    let store = MiniPromiseFixtures.store(
-      controller, initialState: MiniPromiseState(counter: .loading()))
-
-    let task = store.load(MiniCounterLoaded.self) { try await controller.request(7) }
-    task.cancel()
-    await store.settle()
-
-    #expect(store.state.counter == .loading())
-    #expect(store.errors.totalCount == 0)
-  }
-
-  // MARK: - EmptyAction
+  // MARK: - EmptyAction (a CompletableAction of Done)
 
   @Test func emptyActionCompletesATaskWithoutAValue() async {
     let controller = LdController<Int>()

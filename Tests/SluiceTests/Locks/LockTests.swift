@@ -197,7 +197,6 @@ import Testing
       subscriptions.append(store.observe(\.ids) { heard.append($0.new) })
       subscriptions.append(store.react { reaction in reaction.on(\.total) { _ in } })
       _ = store.observerCount
-      _ = store.hasCapturedState
     }
     #expect(finished, "a query waited for the lock")
     #expect(heard.values == [[]])

@@ -23,7 +23,8 @@ import Testing
 
   @Test func aReplacedValueWhoseDeinitReadsThePathDoesNotDeadlock() async {
     let entry = ModelPath<Holder, Probe>(
-      modelKeyPath: \StoreModel<Holder>.[tracked: \Holder.probe], current: Probe())
+      modelKeyPath: \StoreModel<Holder>.[tracked: \Holder.probe], current: Probe(),
+      isEqual: { $0 == $1 })
     let readBack = Recorder<Bool>()
     // On a thread of its own, with a hang guard: a deadlock fails the test instead of hanging.
     let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in

@@ -2,6 +2,25 @@ import Testing
 
 @testable import Sluice
 
+/// When released, registers a tap on `store` (on the thread releasing it: the lane's, when the
+/// store sweeps a cancelled tap out), recording the actions it sees in `seen`.
+final class ObsTapsOnRelease: Sendable {
+  let store: Store<ObsState>
+  let registered: ObsRecorder<Subscription>
+  let seen: ObsRecorder<String>
+
+  init(store: Store<ObsState>, registered: ObsRecorder<Subscription>, seen: ObsRecorder<String>) {
+    self.store = store
+    self.registered = registered
+    self.seen = seen
+  }
+
+  deinit {
+    let seen = self.seen
+    registered.append(store.onAction { action, _ in seen.append("\(type(of: action))") })
+  }
+}
+
 /// Unicore's `onAction`: a debug tap that sees every action and the state before the reducer,
 /// and is not called on subscription.
 @Suite struct OnActionTests {
@@ -61,5 +80,25 @@ import Testing
     subscription.cancel()
     store.dispatch(ObsSetA(value: 2))
     #expect(taps.values == [0])
+  }
+
+  /// A tap whose body holds the only reference to something that registers a tap when
+  /// released: the store releases it after it took the cancelled tap out (a registration in
+  /// the middle of that removal was a simultaneous access to the store's list of taps).
+  @Test func aTapReleasedOnTheLaneMayRegisterAnother() {
+    let store = ObsFixtures.store()
+    let registered = ObsRecorder<Subscription>()
+    let seen = ObsRecorder<String>()
+    func tapHolding() -> Subscription {
+      let callsBack = ObsTapsOnRelease(store: store, registered: registered, seen: seen)
+      return store.onAction { _, _ in withExtendedLifetime(callsBack) {} }
+    }
+    let tap = tapHolding()
+    store.dispatch(ObsSetA(value: 1))
+    tap.cancel()
+    store.dispatch(ObsSetA(value: 2))
+    #expect(registered.count == 1)
+    #expect(seen.values == ["ObsSetA"])
+    for subscription in registered.values { subscription.cancel() }
   }
 }

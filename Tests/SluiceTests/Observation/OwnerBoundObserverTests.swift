@@ -20,16 +20,16 @@ import Testing
     withExtendedLifetime(owner) {}
   }
 
-  @Test func aKeyPathOwnerBoundObserverRunsWhileTheOwnerLives() {
+  @Test func aKeyPathOwnerBoundReactorRunsWhileTheOwnerLives() {
     let store = ObsFixtures.store()
     let owner = ObsOwner(name: "cell")
     let log = ObsRecorder<String>()
-    store.observe(\.a, owner: owner) { owner, change in
-      log.append("\(owner.name):\(change.old)->\(change.new)")
+    store.react(owner: owner) { owner, reaction in
+      reaction.on(\.a) { change in log.append("\(owner.name):\(change.old)->\(change.new)") }
     }
     store.dispatch(ObsSetA(value: 1))
     store.dispatch(ObsSetB(value: 1))
-    #expect(log.values == ["cell:0->0", "cell:0->1"])
+    #expect(log.values == ["cell:0->1"])
     #expect(store.observerCount == 1)
     withExtendedLifetime(owner) {}
   }
@@ -40,7 +40,7 @@ import Testing
     weak let weakOwner = owner
     if let owner {
       store.observe(owner: owner) { _, _ in }
-      store.observe(\.a, owner: owner) { _, _ in }
+      store.react(owner: owner) { _, _ in }
       store.observe(owner: owner, on: .queue(.global()), from: .nextChange) { _, _ in }
     }
     store.dispatch(ObsSetA(value: 1))
@@ -58,18 +58,6 @@ import Testing
     store.dispatch(ObsSetA(value: 2))
     store.dispatch(ObsSetA(value: 3))
     #expect(states.values == [0, 1])
-    #expect(store.observerCount == 0)
-  }
-
-  @Test func aKeyPathOwnerBoundObserverStopsWhenTheOwnerGoes() {
-    let store = ObsFixtures.store()
-    let changes = ObsRecorder<Change<Int>>()
-    var owner: ObsOwner? = ObsOwner()
-    if let owner { store.observe(\.a, owner: owner) { _, change in changes.append(change) } }
-    store.dispatch(ObsSetA(value: 1))
-    owner = nil
-    store.dispatch(ObsSetA(value: 2))
-    #expect(changes.values == [Change(old: 0, new: 0), Change(old: 0, new: 1)])
     #expect(store.observerCount == 0)
   }
 
@@ -107,10 +95,10 @@ import Testing
     withExtendedLifetime(other) {}
   }
 
-  @Test func observerCountDropsAsSoonAsTheOwnerOfAKeyPathObserverIsGone() {
+  @Test func observerCountDropsAsSoonAsTheOwnerOfAKeyPathReactorIsGone() {
     let store = ObsFixtures.store()
     var owner: ObsOwner? = ObsOwner()
-    if let owner { store.observe(\.a, owner: owner) { _, _ in } }
+    if let owner { store.react(owner: owner) { _, reaction in reaction.on(\.a) { _ in } } }
     #expect(store.observerCount == 1)
     owner = nil
     // Only other paths change: the observer is never called again, and must not linger.
@@ -141,8 +129,8 @@ import Testing
     let whole = store.observe(owner: owner, from: .nextChange) { _, state in
       log.append("whole:\(state.a)")
     }
-    let path = store.observe(\.a, owner: owner, from: .nextChange) { _, change in
-      log.append("a:\(change.new)")
+    let path = store.react(owner: owner) { _, reaction in
+      reaction.on(\.a) { change in log.append("a:\(change.new)") }
     }
     store.dispatch(ObsSetA(value: 1))
     whole.cancel()

@@ -100,4 +100,25 @@ import Testing
     #expect(two.values == [Change(old: 1, new: 2)])
     withExtendedLifetime(second) {}
   }
+
+  @Test func aKeyPathThroughTheRuntimeIsReportedOncePerStoreWithTheSelectorInstead() {
+    let log = IssueReporter.collecting()
+    let store = Self.store(dispatcher: Dispatcher(reporter: log))
+    let changes = ObsRecorder<Change<Int>>()
+    let stored = store.observe(\.entries, from: .nextChange) { _ in }
+    #expect(log.issues.isEmpty)
+    let first = store.observe(\.slices[1], from: .nextChange) { changes.append($0) }
+    let again = store.observe(\.slices[1], from: .nextChange) { _ in }
+    let other = store.observe(\.slices[2], from: .nextChange) { _ in }
+    #expect(log.issues.map(\.kind) == [.slowKeyPath])
+    #expect(log.issues.first?.message.contains(".select") == true)
+    // Still observed as before: only real changes of its own element.
+    store.dispatch(Bump(index: 0))
+    store.dispatch(Bump(index: 1))
+    #expect(changes.values == [Change(old: 0, new: 1)])
+    let otherStore = Self.store(dispatcher: Dispatcher(reporter: log))
+    let elsewhere = otherStore.observe(\.slices[0]) { _ in }
+    #expect(log.issues.count == 2)
+    withExtendedLifetime((stored, first, again, other, elsewhere)) {}
+  }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 @Suite struct JSONFileStorageTests {
   @Test func eachKeyIsOneFileNamedAfterIt() async throws {

@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 private let key = "sluice.counter"
 
@@ -202,7 +203,7 @@ private func expectDiscarded(
     let storage = InMemoryStorage()
     try storage.write([pstRecord(key, version: 1, json: #"{"amount":3}"#)])
     let stored = try #require(storage.bytes(key))
-    let onlyFromTwo = PersistenceMigrations().from(2) { state in state["label"] = "migrated" }
+    let onlyFromTwo: [Int: PersistenceMigration] = [2: { state in state["label"] = "migrated" }]
     let store = counterStore(.inMemory("counter", storage).version(3, migrations: onlyFromTwo))
     let quarantineKey = try #require(
       expectDiscarded(store) {
@@ -218,9 +219,10 @@ private func expectDiscarded(
   @Test func aMigrationThatThrowsIsQuarantined() async throws {
     let storage = InMemoryStorage()
     try storage.write([pstRecord(key, version: 1, json: #"{"amount":3}"#)])
-    let throwing = PersistenceMigrations()
-      .from(1) { _ in throw PstDiskError(code: 77) }
-      .from(2) { _ in Issue.record("the second step ran after the first threw") }
+    let throwing: [Int: PersistenceMigration] = [
+      1: { _ in throw PstDiskError(code: 77) },
+      2: { _ in Issue.record("the second step ran after the first threw") },
+    ]
     let store = counterStore(.inMemory("counter", storage).version(3, migrations: throwing))
     expectDiscarded(store) {
       if case .migrationFailed(_, 1, let underlying) = $0 {

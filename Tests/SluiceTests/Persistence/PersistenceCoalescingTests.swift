@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 /// A counter store saved to `storage`, coalesced on `clock`.
 private func makeStore(

@@ -1,19 +1,21 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
 
+@testable import Sluice
+
 /// v1 `{"name"}` → v2 `{"title"}` → v3 `{"title", "tags"}`.
-private let migrations = PersistenceMigrations()
-  .from(1) { state in
+private let migrations: [Int: PersistenceMigration] = [
+  1: { state in
     state["title"] = state["name"]
     state["name"] = nil
-  }
-  .from(2) { state in
+  },
+  2: { state in
     // Runs after the first step for a v1 record: it sees the title made by it.
     let title = state["title"].stringValue ?? ""
     state["tags"] = title.isEmpty ? [] : [.string("from-\(title)")]
-  }
+  },
+]
 
 private func noteKey(_ storage: InMemoryStorage) -> PersistenceKey<PstNote> {
   PersistenceKey<PstNote>.inMemory("note", storage).version(3, migrations: migrations)
@@ -119,12 +121,13 @@ private func noteKey(_ storage: InMemoryStorage) -> PersistenceKey<PstNote> {
   @Test func stepsCanBeRegisteredInAnyOrder() async throws {
     let storage = InMemoryStorage()
     try storage.write([pstRecord("sluice.note", version: 1, json: #"{"name":"z"}"#)])
-    let reversed = PersistenceMigrations()
-      .from(2) { state in state["tags"] = [.string(state["title"].stringValue ?? "?")] }
-      .from(1) { state in
+    let reversed: [Int: PersistenceMigration] = [
+      2: { state in state["tags"] = [.string(state["title"].stringValue ?? "?")] },
+      1: { state in
         state["title"] = state["name"]
         state["name"] = nil
-      }
+      },
+    ]
     let store = Store(
       initialState: PstNote(), reducer: pstNoteReducer,
       persistence: .inMemory("note", storage).version(3, migrations: reversed))

@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 @Suite struct PersistenceRoundTripTests {
   @Test func inMemoryStateIsRestoredSynchronouslyByTheNextStore() async throws {

@@ -9,9 +9,58 @@ private struct PsCounter: Codable, Equatable, Sendable {
 
 private struct PsBump: Action {}
 
-private let psReducer = Reducer<PsCounter>().on(PsBump.self) { state, _ in state.value += 1 }
+/// Reduced without changing anything.
+private struct PsNothing: Action {}
+
+private let psReducer = Reducer<PsCounter>()
+  .on(PsBump.self) { state, _ in state.value += 1 }
+  .on(PsNothing.self) { _, _ in }
+
+/// A persisted state that is not `Equatable`.
+private struct PsLog: Codable, Sendable {
+  var lines: [String] = []
+}
+
+private struct PsAppend: Action { let line: String }
+
+private let psLogReducer = Reducer<PsLog>()
+  .on(PsAppend.self) { state, action in state.lines.append(action.line) }
+  .on(PsNothing.self) { _, _ in }
 
 @Suite struct PersistenceSmokeTests {
+  @Test func anEquatableStateCallsWholeStateObserversOnlyOnRealChanges() async throws {
+    let store = Store(
+      initialState: PsCounter(), reducer: psReducer, persistence: .inMemory("c", InMemoryStorage()))
+    let seen = Recorder<Int>()
+    let subscription = store.observe(from: .nextChange) { seen.append($0.value) }
+    store.dispatch(PsNothing())
+    store.dispatch(PsBump())
+    store.dispatch(PsNothing())
+    await store.settle()
+    subscription.cancel()
+    #expect(seen.values == [1])
+  }
+
+  @Test func aStateThatIsNotEquatableIsPersistedAndSeenAfterEveryAction() async throws {
+    let storage = InMemoryStorage()
+    do {
+      let store = Store(
+        initialState: PsLog(), reducer: psLogReducer, persistence: .inMemory("log", storage))
+      let seen = Recorder<[String]>()
+      let subscription = store.observe(from: .nextChange) { seen.append($0.lines) }
+      store.dispatch(PsAppend(line: "a"))
+      store.dispatch(PsNothing())
+      await store.settle()
+      subscription.cancel()
+      // Without an equality, every action the store reduces counts as a change.
+      #expect(seen.values == [["a"], ["a"]])
+      try await store.persistence?.flush()
+    }
+    let again = Store(
+      initialState: PsLog(), reducer: psLogReducer, persistence: .inMemory("log", storage))
+    #expect(again.state.lines == ["a"])
+  }
+
   @Test func inMemoryRoundTripWithFlush() async throws {
     let storage = InMemoryStorage()
     do {

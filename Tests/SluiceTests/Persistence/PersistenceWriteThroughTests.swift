@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 private func savedValue(_ storage: InMemoryStorage, _ name: String = "counter") -> Int? {
   pstDecode(PstCounter.self, storage.record("sluice.\(name)"))?.value

@@ -1,7 +1,8 @@
 import Foundation
-import Sluice
 import SluiceTesting
 import Testing
+
+@testable import Sluice
 
 /// The property-list file a suite is written to on Linux (`$XDG_CONFIG_HOME` or `~/.config`).
 private func plistFile(of suite: String) -> URL {

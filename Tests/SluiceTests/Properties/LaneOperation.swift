@@ -127,9 +127,9 @@ enum LaneOperation: Hashable, Sendable, CustomStringConvertible {
     case .removeAllLocks: "removeAllLocks"
     case .exclusive(let act): "exclusive(\(act))"
     case .reset(let side): "reset \(side)"
-    case .capture(let side): "captureState \(side)"
-    case .rollback(let side): "rollbackState \(side)"
-    case .commitCapture(let side): "commitState \(side)"
+    case .capture(let side): "keep the state of \(side) (a transaction)"
+    case .rollback(let side): "write back the state kept of \(side) (a transaction)"
+    case .commitCapture(let side): "forget the state kept of \(side) (a transaction)"
     }
   }
 }

@@ -46,7 +46,7 @@ struct LaneSnapshot: Equatable, Sendable {
   var issues: [String] = []
   var lockCount = 0
   var queueDepth = 0
-  /// Whether stores A and B hold a state saved by `captureState()`.
+  /// Whether a state of store A and of store B is kept, as Flask's `captureState()` saved it.
   var captured = [false, false]
   /// What each transaction that ran read, in the order they ran.
   var reads: [Read] = []

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 16, "use it on ourselves": random scripts of dispatches (sync, async, `send`, from an
 /// observer), transactions (committed, aborted, thrown), locks (`pause`, `release`,
-/// `exclusive`), `reset` and capture/rollback, over two stores on one dispatcher, checked after
+/// `exclusive`), `reset` and Flask's capture/rollback written with transactions, over two stores on one dispatcher, checked after
 /// every operation against ``ReferenceLane`` (S1, S6, S7, S8, S11, S12).
 ///
 /// `SLUICE_PROPERTY_COUNT` sets the number of scripts (a soak:

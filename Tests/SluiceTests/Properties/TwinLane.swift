@@ -27,6 +27,9 @@ final class TwinLane {
   private let reads = Recorder<LaneSnapshot.Read>()
   private let outcomes = Recorder<(id: Int, outcome: LaneSnapshot.Outcome)>()
   private let resumedSends = Recorder<Int>()
+  /// The state kept of store A and of store B (Flask's `captureState()`, written with a
+  /// transaction), the latest last; `nil` once written back or forgotten.
+  private let kept = TwinSide.allCases.map { _ in Recorder<TwinState?>() }
   /// The `send` and asynchronous transaction tasks started while the lane was paused.
   private var tasks: [Task<Void, Never>] = []
   /// How many such tasks were started, and finished, since the lane was made.
@@ -119,9 +122,19 @@ final class TwinLane {
     case .exclusive(let action):
       locks.append(dispatcher.exclusive(action.action))
     case .reset(let side): stores[side.rawValue].reset()
-    case .capture(let side): stores[side.rawValue].captureState()
-    case .rollback(let side): stores[side.rawValue].rollbackState()
-    case .commitCapture(let side): stores[side.rawValue].commitState()
+    case .capture(let side):
+      let (store, kept) = (stores[side.rawValue], kept[side.rawValue])
+      transactNow("keep") { tx in kept.append(tx.state(of: store)) }
+    case .rollback(let side):
+      let (store, kept) = (stores[side.rawValue], kept[side.rawValue])
+      transactNow("write back") { tx in
+        guard let state = kept.values.last ?? nil else { try tx.abort() }
+        kept.append(nil)
+        try tx.update(store) { $0 = state }
+      }
+    case .commitCapture(let side):
+      let kept = kept[side.rawValue]
+      transactNow("forget") { _ in kept.append(nil) }
     }
     guard !dispatcher.isPaused else { return }
     await dispatcher.settle()
@@ -142,7 +155,7 @@ final class TwinLane {
     snapshot.issues = issues.values
     snapshot.lockCount = dispatcher.lockCount
     snapshot.queueDepth = dispatcher.queueDepth
-    snapshot.captured = stores.map(\.hasCapturedState)
+    snapshot.captured = kept.map { ($0.values.last ?? nil) != nil }
     snapshot.reads = reads.values
     // An outcome recorded twice (a transaction that ran twice) shows as unexpected.
     snapshot.outcomes = Dictionary(
@@ -188,8 +201,9 @@ final class TwinLane {
   }
 
   /// The synchronous `transaction` overload (the asynchronous one is preferred in `async` code).
+  @discardableResult
   private func transactNow(
-    _ label: String, _ body: @escaping @Sendable (Transaction) throws -> Void
+    _ label: String, _ body: @escaping @Sendable (Dispatcher.Transaction) throws -> Void
   ) -> TransactionOutcome {
     dispatcher.transaction(label, body)
   }
@@ -201,7 +215,7 @@ final class TwinLane {
   /// The closure of `plan`'s transaction: its edits, then what it reads, then its ending.
   private func transactionBody(
     _ plan: LaneCommand.Plan
-  ) -> @Sendable (Transaction) throws -> Void {
+  ) -> @Sendable (Dispatcher.Transaction) throws -> Void {
     let (stores, reads) = (self.stores, self.reads)
     return { tx in
       for edit in plan.edits {

@@ -364,8 +364,8 @@ import Testing
   // MARK: - Internal properties
 
   @Test func underscoredPropertiesNeverProduceChanges() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let substance = FlxFixtures.app(dispatcher)
     let heard = Recorder<String>()
     let handlerCalls = TxCount()

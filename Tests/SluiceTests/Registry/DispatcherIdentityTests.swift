@@ -268,7 +268,9 @@ struct DispatcherIdentityTests {
       let dispatcher = Dispatcher(reporter: .ignoring)
       let user = dispatcher.register(RegUser.self)
       let context = Guarded<EffectContext<RegUser>?>(nil)
-      user.launch { value in context.withLock { $0 = value } }
+      user.addEffects(
+        Effects<RegUser>().on(RegKeepContext.self) { _, value in context.withLock { $0 = value } })
+      user.dispatch(RegKeepContext())
       await user.settle()
       let observed = user.observe { _ in }
       let callBack = { @Sendable (name: String) in
@@ -350,3 +352,6 @@ struct DispatcherIdentityTests {
     #expect(registered?.dispatcher === weakDispatcher.object)
   }
 }
+
+/// Starts the effect that hands its context to the test.
+private struct RegKeepContext: Action {}

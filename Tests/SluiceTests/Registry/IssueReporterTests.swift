@@ -9,8 +9,8 @@ struct RegReadBack: Equatable, Sendable {
 @Suite("Issue reporter")
 struct IssueReporterTests {
   @Test func collectingCapturesIssuesWithTheFileAndLineOfTheCall() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     dispatcher.register(RegUser.self)
 
     let line = #line + 1
@@ -25,8 +25,8 @@ struct IssueReporterTests {
   }
 
   @Test func aRejectedDispatchIsReportedAtTheDispatchCall() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reentrancy: .reject, reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reentrancy: .reject, reporter: log)
     let store = Store(
       initialState: RegTotals(), dispatcher: dispatcher,
       reducer: Reducer<RegTotals>().on(RegTick.self) { state, _ in state.count += 1 })
@@ -47,8 +47,8 @@ struct IssueReporterTests {
   }
 
   @Test func readingStateInsideItsOwnReducerIsReportedWithoutDeadlockOrCrash() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let itself = RegWeak<Store<RegReadBack>>()
     let store = Store(
       initialState: RegReadBack(), dispatcher: dispatcher,
@@ -68,8 +68,8 @@ struct IssueReporterTests {
   }
 
   @Test func readingAnotherStoresStateInsideAReducerIsFine() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let other = Store(initialState: RegTotals(count: 3), dispatcher: dispatcher)
     let store = Store(
       initialState: RegReadBack(), dispatcher: dispatcher,
@@ -103,14 +103,14 @@ struct IssueReporterTests {
     #expect(ReportedIssue.Kind.storeOrderCycle.name == "storeOrderCycle")
   }
 
-  @Test func anIssueLogCanBeCleared() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+  @Test func aCollectingReportersIssuesCanBeCleared() {
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     dispatcher.register(RegUser.self)
     dispatcher.register(RegUser.self)
     #expect(log.issues.count == 1)
 
-    log.removeAll()
+    log.clearIssues()
 
     #expect(log.issues.isEmpty)
   }

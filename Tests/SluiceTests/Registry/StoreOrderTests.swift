@@ -70,8 +70,8 @@ struct StoreOrderTests {
   }
 
   @Test func aCycleIsReportedAndIgnored() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let order = RegLog<String>()
     let a = regRecordingStore("a", on: dispatcher, into: order)
     let b = regRecordingStore("b", on: dispatcher, into: order)
@@ -90,8 +90,8 @@ struct StoreOrderTests {
   }
 
   @Test func aStoreThatWaitsForItselfIsReported() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let order = RegLog<String>()
     let a = regRecordingStore("a", on: dispatcher, into: order)
     let b = regRecordingStore("b", on: dispatcher, into: order)
@@ -105,8 +105,8 @@ struct StoreOrderTests {
   }
 
   @Test func waitingForAStoreOnAnotherDispatcherIsReportedAndIgnored() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let order = RegLog<String>()
     let local = regRecordingStore("local", on: dispatcher, into: order)
     let foreign = regRecordingStore("foreign", on: Dispatcher(reporter: .ignoring), into: order)

@@ -16,8 +16,8 @@ struct RegCounted: StoreDefinition {
 @Suite("Store registry: misuse and races")
 struct StoreRegistryConcurrencyTests {
   @Test func registeringAStoreOfAnotherDispatcherIsReportedAndIgnored() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let other = Dispatcher(reporter: .ignoring)
     let foreign = Store(initialState: RegUser(), dispatcher: other, reducer: RegUser.reducer)
 
@@ -31,8 +31,8 @@ struct StoreRegistryConcurrencyTests {
   @Test func threadsRacingToRegisterATypeCreateExactlyOneStore() async {
     let threads = 4
     for _ in 0..<30 {
-      let log = IssueLog()
-      let dispatcher = Dispatcher(reporter: .collecting(into: log))
+      let log = IssueReporter.collecting()
+      let dispatcher = Dispatcher(reporter: log)
       let stores = Recorder<Store<RegCounted>>()
       let arrived = Atomic<Int>(0)
       let finished = await runOnThreads(threads, timeout: hangGuardSeconds) { _ in

@@ -54,8 +54,8 @@ struct StoreRegistryTests {
   }
 
   @Test func registeringATypeTwiceIsReportedAndKeepsTheFirstStore() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let first = dispatcher.register(RegUser.self)
     first.dispatch(RegUserRenamed(name: "Ada"))
 
@@ -68,8 +68,8 @@ struct StoreRegistryTests {
   }
 
   @Test func registeringAnExistingStoreMakesItRetrievableAndTwiceIsReported() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let store = Store(
       initialState: RegUser(name: "Grace"), dispatcher: dispatcher, reducer: RegUser.reducer)
 

@@ -23,17 +23,9 @@ import Testing
 
 /// An in-memory log where another node saves a snapshot of other states just before each save
 /// of this node: the race of two nodes that both found no snapshot after an entry.
-final class RacingSnapshotEngine: ForwardingLogEngine, SharedSnapshotEngine {
+final class RacingSnapshotEngine: ForwardingLogEngine {
   let inner = InMemoryLogEngine()
   let rivals = Guarded(0)
-
-  func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
-    await inner.latestSnapshot(of: lane)
-  }
-
-  func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
-    await inner.snapshot(of: lane, at: sequence)
-  }
 
   func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
     let other = snapshot.states.mapValues { _ in Data(#"["another node's"]"#.utf8) }

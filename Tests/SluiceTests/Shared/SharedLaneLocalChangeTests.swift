@@ -3,8 +3,8 @@ import Testing
 
 @testable import Sluice
 
-/// A store on a shared lane changes only through the log: a reset, a rollback, a restored
-/// state or an inspector's apply is refused in words, as a transaction is.
+/// A store on a shared lane changes only through the log: a reset, a transaction, a restored
+/// state or an inspector's apply is refused in words.
 @Suite struct SharedLaneLocalChangeTests {
   typealias Add = SharedLaneTests.Add
 
@@ -18,16 +18,24 @@ import Testing
     }
   }
 
-  @Test func resetAndRollbackChangeNothingAndAreReported() async throws {
+  // A savepoint written back (Flask's `rollbackState`) is a transaction: refused too.
+  @Test func resetAndAWriteBackChangeNothingAndAreReported() async throws {
     let node = try SharedLaneTests.Node(InMemoryLogEngine(), name: "a")
     try await node.lane.start()
-    node.store.captureState()
+    let saved = node.store.state
     try await node.lane.send(Add(text: "one"))
     node.store.reset()
-    node.store.rollbackState()
+    let store = node.store
+    let outcome = await node.lane.dispatcher.transaction { tx in
+      try tx.update(store) { $0 = saved }
+    }
     try await node.lane.flush()
     #expect(node.store.state == ["one"])
-    #expect(Self.refused(node.lane) == ["reset", "state rollback"])
+    #expect(Self.refused(node.lane) == ["reset", "transaction"])
+    guard case .failed = outcome else {
+      Issue.record("the transaction was not refused: \(outcome)")
+      return
+    }
     await node.lane.stop()
   }
 

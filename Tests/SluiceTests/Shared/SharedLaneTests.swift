@@ -227,7 +227,7 @@ extension ForwardingLogEngine {
   }
 
   func entries(of lane: String, after sequence: UInt64, limit: Int) async throws
-    -> [SharedLogEntry]
+    -> [(sequence: UInt64, record: SharedLogRecord)]
   {
     await inner.entries(of: lane, after: sequence, limit: limit)
   }
@@ -244,6 +244,18 @@ extension ForwardingLogEngine {
 
   func releaseNode(_ node: String, of lane: String) async {
     await inner.releaseNode(node, of: lane)
+  }
+
+  func latestSnapshot(of lane: String) async throws -> SharedSnapshot? {
+    await inner.latestSnapshot(of: lane)
+  }
+
+  func snapshot(of lane: String, at sequence: UInt64) async throws -> SharedSnapshot? {
+    await inner.snapshot(of: lane, at: sequence)
+  }
+
+  func saveSnapshot(_ snapshot: SharedSnapshot, to lane: String) async throws {
+    try await inner.saveSnapshot(snapshot, to: lane)
   }
 }
 

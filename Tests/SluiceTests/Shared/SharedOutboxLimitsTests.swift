@@ -40,10 +40,10 @@ import Testing
 
   @Test func aLongBacklogIsAppendedInCappedBatchesInOrderEachOnce() async throws {
     let engine = FlakyLogEngine()
-    let issues = IssueLog()
+    let issues = IssueReporter.collecting()
     let lane = try SharedLane(
       engine: engine, actions: SharedLaneTests.actions, node: "n",
-      reporter: .collecting(into: issues))
+      reporter: issues)
     let store = Store(initialState: 0, dispatcher: lane.dispatcher, reducer: Self.counter)
     try await lane.start()
     engine.mode.withLock { $0 = .down }
@@ -59,7 +59,7 @@ import Testing
     #expect(contiguous)
     #expect(origins == Array(1...UInt64(count)))
     #expect(store.state == count)
-    #expect(engine.largestBatch.withLock { $0 } <= SharedLane.Limits().batchCount)
+    #expect(engine.largestBatch.withLock { $0 } <= 1_000, "the default batchCount")
     await lane.stop()
   }
 
@@ -81,11 +81,11 @@ import Testing
 
   @Test func aFullOutboxMakesSendWaitAndDispatchReportWithoutDroppingAnything() async throws {
     let engine = FlakyLogEngine()
-    let issues = IssueLog()
+    let issues = IssueReporter.collecting()
     let lane = try SharedLane(
       engine: engine, actions: SharedLaneTests.actions, node: "n",
-      limits: SharedLane.Limits(batchCount: 2, batchBytes: 1, pending: 3),
-      reporter: .collecting(into: issues))
+      batchCount: 2, batchBytes: 1, pending: 3,
+      reporter: issues)
     let store = Store(initialState: 0, dispatcher: lane.dispatcher, reducer: Self.counter)
     try await lane.start()
     engine.mode.withLock { $0 = .down }

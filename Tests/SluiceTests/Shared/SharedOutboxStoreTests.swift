@@ -150,24 +150,24 @@ import Testing
         origin: "a", originSequence: 1, name: "test.add",
         payload: try JSONEncoder().encode(Add(text: text)))
     }
-    _ = try await engine.append([try record("theirs")], to: SharedLane.defaultLane)
+    _ = try await engine.append([try record("theirs")], to: "default")
     let outbox = MemoryOutboxStore()
-    try await outbox.keep([try record("mine")], for: SharedLane.defaultLane)
+    try await outbox.keep([try record("mine")], for: "default")
     let (lane, store) = try Self.node(engine, outbox, name: "a")
     try await lane.start()
-    let conflict = SharedLogError.Kind.originConflict(origin: "a", originSequence: 1, sequence: 1)
+    let conflict = SharedLaneError.Kind.originConflict(origin: "a", originSequence: 1, sequence: 1)
     await #expect {
       try await lane.send(Add(text: "after"))
     } throws: {
-      ($0 as? SharedLogError)?.kind == conflict
+      ($0 as? SharedLaneError)?.kind == conflict
     }
     await #expect {
       try await lane.waitUntilDurable()
     } throws: {
-      ($0 as? SharedLogError)?.kind == conflict
+      ($0 as? SharedLaneError)?.kind == conflict
     }
     #expect(store.state == ["theirs"])
-    #expect(await engine.head(of: SharedLane.defaultLane) == 1)
+    #expect(await engine.head(of: "default") == 1)
     // Nothing is lost silently: the outbox store still keeps the refused action.
     #expect(outbox.records.contains(try record("mine")))
     #expect(lane.dispatcher.errors.totalCount >= 1)

@@ -87,8 +87,8 @@ import Testing
   }
 
   @Test func reactionsQueryKeyPathsAndDottedPaths() {
-    let log = IssueLog()
-    let dispatcher = Dispatcher(reporter: .collecting(into: log))
+    let log = IssueReporter.collecting()
+    let dispatcher = Dispatcher(reporter: log)
     let store = Store(
       initialState: Info(), dispatcher: dispatcher,
       reducer: Self.reducer.on(Nest.self) { state, nest in state.nest = nest }

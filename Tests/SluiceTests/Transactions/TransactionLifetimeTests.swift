@@ -38,6 +38,12 @@ import Testing
     #expect(other.state.x == 8)
   }
 
+  /// The compiler keeps a transaction inside its closure: capturing it in a `Task` or a
+  /// `@Sendable` closure does not compile (see the tests below for code that opts out).
+  @Test func aTransactionIsNotSendable() {
+    #expect(!isSendable(Dispatcher.Transaction.self))
+  }
+
   @Test func aTransactionUsedFromAnotherThreadWhileItsClosureRunsDoesNothing() async {
     let issues = TxIssues()
     let dispatcher = Dispatcher(reporter: issues.reporter)
@@ -47,16 +53,18 @@ import Testing
     let finished = await runOnThreads(1, timeout: hangGuardSeconds) { _ in
       dispatcher.transaction { tx in
         try tx.update(store) { $0.x = 2 }
-        // Another thread, while this closure holds the lane.
+        // Another thread, while this closure holds the lane: the compiler rejects capturing the
+        // transaction there, so only code that opts out of its checks can do it.
+        nonisolated(unsafe) let smuggled = tx
         let other = Thread {
           do {
-            try tx.update(store) { $0.x = 99 }
+            try smuggled.update(store) { $0.x = 99 }
             thrown.append(false)
           } catch {
             thrown.append(true)
           }
           misused.signal()
-          tx.dispatch(TxDeposit(amount: 1000))
+          smuggled.dispatch(TxDeposit(amount: 1000))
         }
         other.start()
         // A hang guard: the other thread never blocks on this one.
@@ -145,11 +153,17 @@ import Testing
   }
 }
 
-/// Where a test keeps a transaction that escaped its closure.
+/// Whether `T` is `Sendable`, decided by the compiler: the constrained overload wins when it
+/// applies.
+private func isSendable<T: Sendable>(_: T.Type) -> Bool { true }
+private func isSendable<T>(_: T.Type) -> Bool { false }
+
+/// Where a test keeps a transaction that escaped its closure: only a box that opts out of the
+/// compiler's checks lets it out.
 final class TxEscaped: @unchecked Sendable {
   // @unchecked Sendable: written inside the transaction's closure, read after it returned
   // (`dispatcher.transaction` returns after the closure ran: a happens-before edge).
-  var transaction: Transaction?
+  var transaction: Dispatcher.Transaction?
 }
 
 /// A reference whose deinit calls back (into a store, in the tests).
