@@ -67,7 +67,9 @@ public final class CuttableProxy: Sendable {
     _ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, to target: Int,
     counting: @escaping @Sendable (Int) -> Void
   ) async throws {
+    // The connect timeout is a hang guard: a busy machine may take more than NIO's 10 s.
     let server = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .connectTimeout(.minutes(10))
       .connect(host: "127.0.0.1", port: target) { channel in
         channel.eventLoop.makeCompletedFuture {
           try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

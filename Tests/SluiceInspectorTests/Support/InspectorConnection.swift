@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import NIOCore
 import SluiceTestSupport
 
 /// A WebSocket client of an inspector, for the tests: it keeps every message it receives and
@@ -30,7 +31,23 @@ final class InspectorConnection: @unchecked Sendable {
 
   /// Connects to `url` (with `origin` as its `Origin` header) and returns once the snapshot
   /// arrived; throws when the server refuses.
+  ///
+  /// SwiftNIO gives a connection up after 10 s (`ClientBootstrap`'s connect timeout, which the
+  /// WebSocket client does not let a caller set); on a machine busy enough for its event loop
+  /// to wait that long, the connection is tried again until ``hangGuard``: a test never
+  /// asserts how fast the machine is.
   static func open(_ url: String, origin: String? = nil) async throws -> InspectorConnection {
+    let deadline = ContinuousClock.now + hangGuard
+    while true {
+      do {
+        return try await openOnce(url, origin: origin)
+      } catch ChannelError.connectTimeout where ContinuousClock.now < deadline {
+        continue
+      }
+    }
+  }
+
+  private static func openOnce(_ url: String, origin: String?) async throws -> InspectorConnection {
     let connection = InspectorConnection()
     var headers = HTTPFields()
     if let origin { headers[.origin] = origin }
