@@ -46,8 +46,7 @@ extension Dispatcher {
     await lane.settle(file: file, line: line)
   }
 
-  /// The number of effects in flight on this lane; for tests (apps read
-  /// ``Store/effectsInFlight``).
+  /// The number of effects in flight on this lane; for tests.
   package var effectsInFlight: Int { lane.effects.inFlight }
 
   /// Cancels the effects running under `id` on this lane, or every effect in flight on it when

@@ -52,8 +52,8 @@ extension Store {
   }
 
   /// The number of effects in flight on this store's lane (a cancelled one counts until it
-  /// ends).
-  public var effectsInFlight: Int { core.lane.effects.inFlight }
+  /// ends); for tests and testing tools (apps wait with ``settle(file:line:)``).
+  package var effectsInFlight: Int { core.lane.effects.inFlight }
 
   /// The effects in flight on this store's lane that were not cancelled; for testing tools.
   package var activeEffectCount: Int { core.lane.effects.activeCount }
