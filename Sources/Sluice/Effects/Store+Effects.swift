@@ -86,11 +86,4 @@ extension Store {
   public func cancelEffects(id: EffectID? = nil) {
     if let id { core.lane.effects.cancel(id: id) } else { core.lane.effects.cancelAll() }
   }
-
-  // MARK: - Commands
-
-  /// Runs a synchronous command with the current state, on the caller's thread; see ``Command``.
-  public func dispatch<C: Command>(_ command: C) where C.State == State {
-    command.execute(state: state, store: self)
-  }
 }
