@@ -74,8 +74,9 @@ extension Dispatcher {
     return lock
   }
 
-  /// Releases every lock held on this lane, calling each one's `onRelease` callbacks.
-  public func removeAllLocks() {
+  /// Releases every lock held on this lane, calling each one's `onRelease` callbacks; for
+  /// tests (an app releases the locks it keeps, or lets them go).
+  package func removeAllLocks() {
     for lock in lane.storage.locks { lock.release() }
   }
 

@@ -37,22 +37,18 @@ extension Dispatcher {
   }
 
   /// Waits until no effect is in flight on this lane and everything they dispatched was
-  /// processed; returns at once when nothing runs.
-  ///
-  /// Effects that keep starting new effects (a poll loop) keep it waiting. Called from inside
-  /// one of this lane's effects, it would wait for itself: it reports a
-  /// ``ReportedIssue/Kind/settleInsideEffect`` issue and returns at once.
-  public func settle(file: StaticString = #fileID, line: UInt = #line) async {
+  /// processed; for tests (apps call ``Store/settle(file:line:)`` on any store of the lane).
+  package func settle(file: StaticString = #fileID, line: UInt = #line) async {
     await lane.settle(file: file, line: line)
   }
 
-  /// The number of effects in flight on this lane; for tests (apps read
-  /// ``Store/effectsInFlight``).
+  /// The number of effects in flight on this lane; for tests.
   package var effectsInFlight: Int { lane.effects.inFlight }
 
   /// Cancels the effects running under `id` on this lane, or every effect in flight on it when
-  /// `id` is `nil` (the default).
-  public func cancelEffects(id: EffectID? = nil) {
+  /// `id` is `nil` (the default); for tests (apps call ``Store/cancelEffects(id:)`` on any
+  /// store of the lane).
+  package func cancelEffects(id: EffectID? = nil) {
     if let id { lane.effects.cancel(id: id) } else { lane.effects.cancelAll() }
   }
 

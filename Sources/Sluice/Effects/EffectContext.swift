@@ -41,7 +41,7 @@ public struct EffectContext<State: Sendable>: Sendable {
     lane.dispatcher ?? Dispatcher(label: lane.configuration.label, reporter: lane.reporter)
   }
 
-  /// Whether the effect was cancelled: by its policy, ``Dispatcher/cancelEffects(id:)``, or its
+  /// Whether the effect was cancelled: by its policy, ``Store/cancelEffects(id:)``, or its
   /// store or dispatcher going away.
   public var isCancelled: Bool { Task.isCancelled }
 

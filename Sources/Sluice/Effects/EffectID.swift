@@ -13,7 +13,7 @@
 /// ```
 ///
 /// Ids are shared by every effect on a dispatcher: two registrations with the same id share
-/// "latest wins" and "drop while running", and ``Dispatcher/cancelEffects(id:)`` stops both.
+/// "latest wins" and "drop while running", and ``Store/cancelEffects(id:)`` stops both.
 public struct EffectID: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
   let base: any Hashable & Sendable
 

@@ -1,5 +1,5 @@
 /// The effects in flight on one lane: it starts them as tasks under their policies, cancels
-/// them by id or group, and tells ``Dispatcher/settle(file:line:)`` when none is left.
+/// them by id or group, and tells ``Store/settle(file:line:)`` when none is left.
 final class EffectRuntime: @unchecked Sendable {
   // @unchecked Sendable: every field is touched only under `lock`.
   private struct Running {

@@ -37,8 +37,8 @@
 ///   dispatches afterwards is dropped.
 /// - An effect that throws reports the error on its store's and dispatcher's ``ErrorChannel``;
 ///   nothing is re-dispatched.
-/// - ``Dispatcher/settle(file:line:)`` waits until no effect is in flight and everything they dispatched
-///   was processed.
+/// - ``Store/settle(file:line:)`` waits until no effect is in flight and everything they
+///   dispatched was processed.
 public struct Effects<State: Sendable>: Sendable {
   struct Spec: Sendable {
     let actionType: ObjectIdentifier
@@ -62,7 +62,7 @@ public struct Effects<State: Sendable>: Sendable {
   /// - Parameters:
   ///   - type: The action type that starts the effect.
   ///   - policy: What to do when the action arrives while a run is in flight.
-  ///   - id: Names the runs, to cancel them with ``Dispatcher/cancelEffects(id:)`` or
+  ///   - id: Names the runs, to cancel them with ``Store/cancelEffects(id:)`` or
   ///     ``cancel(_:on:)``, or to share a policy between registrations; each registration
   ///     has its own id when `nil`.
   ///   - body: The work; it gets the action and an ``EffectContext``.

@@ -46,14 +46,20 @@ extension Store {
   public var errors: ErrorChannel { core.errors }
 
   /// Waits until no effect is in flight on this store's lane and everything they dispatched was
-  /// processed. See ``Dispatcher/settle(file:line:)``.
+  /// processed; returns at once when nothing runs.
+  ///
+  /// It waits for every effect of the lane: those of the other stores on this store's
+  /// dispatcher, and the dispatcher's own (``Dispatcher/addEffects(_:dependencies:)``), too.
+  /// Effects that keep starting new effects (a poll loop) keep it waiting. Called from inside
+  /// one of the lane's effects, it would wait for itself: it reports a
+  /// ``ReportedIssue/Kind/settleInsideEffect`` issue and returns at once.
   public func settle(file: StaticString = #fileID, line: UInt = #line) async {
     await core.lane.settle(file: file, line: line)
   }
 
   /// The number of effects in flight on this store's lane (a cancelled one counts until it
-  /// ends).
-  public var effectsInFlight: Int { core.lane.effects.inFlight }
+  /// ends); for tests and testing tools (apps wait with ``settle(file:line:)``).
+  package var effectsInFlight: Int { core.lane.effects.inFlight }
 
   /// The effects in flight on this store's lane that were not cancelled; for testing tools.
   package var activeEffectCount: Int { core.lane.effects.activeCount }
@@ -75,15 +81,9 @@ extension Store {
   package var activeEffectSources: [ErrorEvent.Source] { core.lane.effects.activeSources }
 
   /// Cancels the effects running under `id` on this store's lane, or every effect in flight on
-  /// it when `id` is `nil` (the default).
+  /// it when `id` is `nil` (the default): ids are shared by every store of a dispatcher and by
+  /// the dispatcher's own effects.
   public func cancelEffects(id: EffectID? = nil) {
     if let id { core.lane.effects.cancel(id: id) } else { core.lane.effects.cancelAll() }
-  }
-
-  // MARK: - Commands
-
-  /// Runs a synchronous command with the current state, on the caller's thread; see ``Command``.
-  public func dispatch<C: Command>(_ command: C) where C.State == State {
-    command.execute(state: state, store: self)
   }
 }

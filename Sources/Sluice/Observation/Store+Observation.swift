@@ -159,8 +159,8 @@ extension Store {
   }
 
   /// The number of observers registered, not counting owner-bound observers whose owner is
-  /// gone. Mostly useful in tests.
-  public var observerCount: Int {
+  /// gone; for tests.
+  package var observerCount: Int {
     let core = self.core
     return core.lane.performReturning {
       core.sweep()

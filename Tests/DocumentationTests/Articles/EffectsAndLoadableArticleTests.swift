@@ -37,12 +37,6 @@ enum EffectsArticle {
     static let defaultValue = SearchClient(fetch: { try await search($0) })
   }
 
-  struct SearchAgain: Command {
-    func execute(state: Search, store: Store<Search>) {
-      if !state.query.isEmpty { store.dispatch(QueryChanged(text: state.query)) }
-    }
-  }
-
   struct Profile: Equatable, Sendable {
     var name: Loadable<String> = .idle
   }
@@ -141,19 +135,28 @@ enum EffectsArticle {
       #expect(store.errors.recent.isEmpty, "a cancelled effect reports nothing")
     }
 
-    @Test func commandsDispatchWhatTheStateCallsFor() {
-      let store = Store(initialState: Search(), reducer: reducer)
+    @Test func commandsDispatchWhatTheStateCallsFor() async {
+      struct SearchAgain: Action {}
+
+      let searchAgain = Effects<Search>()
+        .on(SearchAgain.self) { _, context in
+          let query = context.state.query
+          if !query.isEmpty { context.dispatch(QueryChanged(text: query)) }
+        }
+      let store = Store(initialState: Search(), reducer: reducer, effects: searchAgain)
       let dispatched = ArticleSupport.Output()
       let tap = store.onAction { action, _ in
         if let query = action as? QueryChanged { dispatched.append(query.text) }
       }
       store.dispatch(SearchAgain())
+      await store.settle()
       #expect(dispatched.lines.isEmpty, "an empty query is not searched again")
       store.dispatch(QueryChanged(text: "sw"))
       dispatched.append("--")
 
       store.dispatch(QueryChanged(text: "swift"))
-      store.dispatch(SearchAgain())  // runs at once, with the state as it is now
+      store.dispatch(SearchAgain())  // the effect reads the state after SearchAgain was reduced
+      await store.settle()
 
       #expect(dispatched.lines == ["sw", "--", "swift", "swift"])
       #expect(store.state.query == "swift")

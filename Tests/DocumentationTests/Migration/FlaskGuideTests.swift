@@ -715,7 +715,7 @@ extension FlaskGuide {
       .store(in: bag)
       let lock = dispatcher.pause()  // lock()
       dispatcher.exclusive(Mixers.Login(username: "foo"))  // lock(withMixer:payload:)
-      dispatcher.removeAllLocks()  // removeLocks()
+      lock.release()  // removeLocks()
       dispatcher.dispatch(Mixers.Login())  // applyMixer(_:payload:)
       bag.cancelAll()  // detachReactor(from:), purge()
 

@@ -273,7 +273,7 @@ extension JBFluxGuide {
         }
       dispatcher.addEffects(userEffects) { $0.userAPI = api }
       dispatcher.dispatch(RefreshCurrentUser())
-      await dispatcher.settle()  // the effect ran, and its action was reduced
+      await dispatcher.store(CurrentUserState.self)?.settle()  // the effect ran, its action reduced
 
       #expect(store.state.currentUserModel == (succeeds ? UserModel(name: "Ada") : nil))
       #expect(store.errors.totalCount == (succeeds ? 0 : 1))

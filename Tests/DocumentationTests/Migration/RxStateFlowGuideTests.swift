@@ -78,16 +78,6 @@ enum RxStateFlowGuide {
       .on(Update<String>.self) { state, update in state.title = update.value }
   }
 
-  // MARK: Commands
-
-  struct IncreaseCounter: Command {
-    func execute(state: AppState, store: Store<AppState>) {
-      if state.counter < 10 {
-        store.dispatch(CounterEvent.increase)
-      }
-    }
-  }
-
   // MARK: Views
 
   final class CounterViewController: Sendable {
@@ -194,12 +184,25 @@ extension RxStateFlowGuide {
       #expect(store.state == Labels(count: 3, title: "Inbox"))
     }
 
-    @Test func theCommandIncreasesOnlyBelowTen() {
-      let store = Store(initialState: AppState(), reducer: AppState.reducer)
+    @Test func theCommandIncreasesOnlyBelowTen() async {
+      struct IncreaseCounter: Action {}
+
+      let counterCommands = Effects<AppState>()
+        .on(IncreaseCounter.self) { _, context in
+          if context.state.counter < 10 {
+            context.dispatch(CounterEvent.increase)
+          }
+        }
+      let store = Store(
+        initialState: AppState(), reducer: AppState.reducer, effects: counterCommands)
       // to dispatch a command
       store.dispatch(IncreaseCounter())
+      await store.settle()
       #expect(store.state.counter == 1)
-      for _ in 0..<20 { store.dispatch(IncreaseCounter()) }
+      for _ in 0..<20 {
+        store.dispatch(IncreaseCounter())
+        await store.settle()
+      }
       #expect(store.state.counter == 10)
     }
 

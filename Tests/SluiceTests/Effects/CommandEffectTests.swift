@@ -1,8 +1,8 @@
 import Sluice
 import Testing
 
-/// Asynchronous work started from a command: the command reads the state and dispatches an
-/// action; an effect on that action does the work (what `AsyncCommand` and `store.launch` did).
+/// Asynchronous work started by an action that carries a snapshot of the state; an effect on
+/// that action does the work (what `Command`, `AsyncCommand` and `store.launch` did).
 /// Their other guarantees are those of every effect: settle waits for it
 /// (`EffectSettleTests`), its error is reported (`EffectErrorTests`), it is cancelled by id and
 /// with its store (`EffectCancellationTests`).
@@ -19,7 +19,7 @@ import Testing
         context.dispatch(EffResult(value: action.snapshot))
       })
 
-    store.dispatch(EffStartCommand())
+    store.dispatch(EffStart(snapshot: store.state.count))
     store.dispatch(EffIncrement())
     store.dispatch(EffIncrement())
     gates.open()
@@ -38,12 +38,12 @@ import Testing
         await context.send(EffIncrement())
       })
 
-    store.dispatch(EffStartCommand())
+    store.dispatch(EffStart(snapshot: store.state.count))
     await effSettle(store)
     #expect(store.state.count == 1)
 
     for _ in 0..<9 { store.dispatch(EffIncrement()) }
-    store.dispatch(EffStartCommand())
+    store.dispatch(EffStart(snapshot: store.state.count))
     await effSettle(store)
     #expect(store.state.count == 10)
   }
