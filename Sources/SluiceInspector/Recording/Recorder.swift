@@ -80,7 +80,8 @@ final class RecorderFollower: Sendable {
 final class Recorder: LaneInspector, @unchecked Sendable {
   // @unchecked Sendable: the fields marked "lane only" are touched only by the LaneInspector
   // methods, which the lane calls one at a time from the thread holding it; the others only
-  // under `lock`; the `let`s are immutable and Sendable.
+  // under `lock`; the `let`s are immutable and Sendable. For the same reason no access to a
+  // field overlaps another: their run-time exclusivity checks are off (`@exclusivity`).
   let redaction: Redaction
   /// How many records the ring keeps.
   let capacity: Int
@@ -99,24 +100,28 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   }
 
   // Guarded by `lock`.
-  private var ring: [InspectorRecord] = []
-  private var head = 0
-  private var summary = InspectorSummary()
-  private var slots: [Slot] = []
-  private var followers: [(id: UInt64, follower: RecorderFollower)] = []
-  private var nextFollower: UInt64 = 0
+  @exclusivity(unchecked) private var ring: [InspectorRecord] = []
+  @exclusivity(unchecked) private var head = 0
+  /// What the ring let go, but for the last run of one type (counted in `runType`/`runCount`
+  /// instead: a string hashed for each record let go would cost every step of a full ring).
+  @exclusivity(unchecked) private var summary = InspectorSummary()
+  @exclusivity(unchecked) private var runType: String?
+  @exclusivity(unchecked) private var runCount = 0
+  @exclusivity(unchecked) private var slots: [Slot] = []
+  @exclusivity(unchecked) private var followers: [(id: UInt64, follower: RecorderFollower)] = []
+  @exclusivity(unchecked) private var nextFollower: UInt64 = 0
 
   // Lane only.
-  private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
+  @exclusivity(unchecked) private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
   /// How many stores the recorder met: the next one is number `met + 1`.
-  private var met = 0
+  @exclusivity(unchecked) private var met = 0
   /// The store of the last step, and its number: most steps reach the same store again.
-  private var lastStore: (id: ObjectIdentifier, number: Int)?
-  private var open: Pending?
-  private var nextSeq: UInt64 = 1
+  @exclusivity(unchecked) private var lastStore: (id: ObjectIdentifier, number: Int)?
+  @exclusivity(unchecked) private var open: Pending?
+  @exclusivity(unchecked) private var nextSeq: UInt64 = 1
   /// Action type names, made once per type; the last one, looked up without hashing.
-  private var typeNames: [ObjectIdentifier: String] = [:]
-  private var lastType: (id: ObjectIdentifier, name: String)?
+  @exclusivity(unchecked) private var typeNames: [ObjectIdentifier: String] = [:]
+  @exclusivity(unchecked) private var lastType: (id: ObjectIdentifier, name: String)?
 
   /// A step being recorded (lane only).
   private struct Pending {
@@ -199,7 +204,8 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     RecorderSnapshot(
       stores: slots.map(\.info),
       base: Dictionary(uniqueKeysWithValues: slots.map { ($0.info.number, $0.base) }),
-      records: Array(ring[head...] + ring[..<head]), summary: summary, describer: describer)
+      records: Array(ring[head...] + ring[..<head]), summary: summaryLocked(),
+      describer: describer)
   }
 
   // MARK: - LaneInspector (lane only)
@@ -289,16 +295,20 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   }
 
   func itemEnded() {
-    guard let pending = open.take() else { return }
+    guard var pending = open.take() else { return }
     // A step number handed out for a cause, in lane work that changed no store: nothing to keep.
-    guard let type = pending.type else { return }
+    guard let type = pending.type.take() else { return }
     let end = elapsed()
+    // The pending step's values move into the record (taken, not copied).
+    let effectStore = effectStore(of: pending.origin)
+    var more: [InspectorRecord.Entry] = []
+    swap(&more, &pending.more)
     var record = InspectorRecord(
       seq: pending.seq, kind: pending.kind, type: type,
       durationMicros: Recorder.micros(end - pending.started),
-      time: started.addingTimeInterval(Recorder.seconds(end)), origin: pending.origin,
-      effectStoreNumber: effectStore(of: pending.origin), action: pending.action,
-      first: pending.first, more: pending.more)
+      time: started.addingTimeInterval(Recorder.seconds(end)), origin: pending.origin.take(),
+      effectStoreNumber: effectStore, action: pending.action.take(), first: pending.first.take(),
+      more: more)
     var yielded: InspectorRecord?
     var targets: [RecorderFollower] = []
     var summaryNow: InspectorSummary?
@@ -316,9 +326,9 @@ final class Recorder: LaneInspector, @unchecked Sendable {
       swap(&ring[head], &record)
       head = head + 1 == capacity ? 0 : head + 1
       summary.dropped += 1
-      summary.byType[record.type, default: 0] += 1
+      countDroppedLocked(record.type)
       moveBaseLocked(past: &record)
-      if !targets.isEmpty { summaryNow = summary }
+      if !targets.isEmpty { summaryNow = summaryLocked() }
       lock.unlock()
     }
     if let yielded {
@@ -332,6 +342,24 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   }
 
   // MARK: - Helpers
+
+  /// Counts a record of `type` the ring let go: in the run of its type when it continues it.
+  private func countDroppedLocked(_ type: String) {
+    if runType == type {
+      runCount += 1
+      return
+    }
+    if let runType { summary.byType[runType, default: 0] += runCount }
+    runType = type
+    runCount = 1
+  }
+
+  /// The summary, with the run counted.
+  private func summaryLocked() -> InspectorSummary {
+    var counted = summary
+    if let runType { counted.byType[runType, default: 0] += runCount }
+    return counted
+  }
 
   /// Moves the fork's base past `record`, the oldest record, which the ring let go: each store
   /// it changed gets its state after it, and `record` keeps the state the base had instead.
