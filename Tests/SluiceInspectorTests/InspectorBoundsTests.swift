@@ -74,7 +74,8 @@ import Testing
     #expect(onReplayThread == [true])
   }
 
-  @Test func aJumpsReplayRunsOnTheReplayThread() async throws {
+  /// A toggle replays the reducers (a jump reads the recorded states, and runs none).
+  @Test func aTogglesReplayRunsOnTheReplayThread() async throws {
     let onReplayThread = Guarded<Set<Bool>>([])
     let store = Store(
       initialState: CounterState(),
@@ -87,7 +88,7 @@ import Testing
     store.dispatch(Increment())
     store.dispatch(Increment())
     _ = try await client.first { (($0["record"] as? [String: Any])?["seq"] as? Int) == 2 }
-    client.send(["id": 1, "command": "jump", "seq": 1])
+    client.send(["id": 1, "command": "toggle", "seq": 1, "skip": true])
     let states = try await client.reply(to: 1)
     #expect(states["type"] as? String == "states")
     #expect(onReplayThread.withLock { $0.contains(true) })

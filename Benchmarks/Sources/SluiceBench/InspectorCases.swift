@@ -10,8 +10,8 @@
     ]
 
     /// `dispatch.observers0`'s store with an inspector attached and no page connected: each
-    /// dispatch is queued with its site, the store reports the step, and the inspector encodes the
-    /// new state, diffs it and keeps the record in its ring (1,000 records).
+    /// dispatch is queued with its site, the store reports the step, and the inspector keeps the
+    /// action and the states before and after in its ring (1,000 records), encoding nothing.
     static func attached() -> (Int) -> Void {
       let store = Store(
         initialState: Counter(value: 0),

@@ -55,14 +55,18 @@ actor InspectorClient {
     case .record(let record):
       guard record.seq > newest else { return }
       newest = record.seq
-      send(InspectorMessage.RecordAdded(record: record).jsonText)
+      let described = DescribedRecord(
+        record: record, description: recorder.describer.describe(record))
+      send(InspectorMessage.RecordAdded(record: described).jsonText)
     case .summary(let summary):
       guard summary.dropped > dropped else { return }
       dropped = summary.dropped
       send(InspectorMessage.SummaryChanged(summary: .init(summary)).jsonText)
     case .store(let info, let state):
       guard knownStores.insert(info.id).inserted else { return }
-      send(InspectorMessage.StoreAdded(store: .init(info, state: state)).jsonText)
+      send(
+        InspectorMessage.StoreAdded(store: .init(info, state: redaction.encodeState(state)))
+          .jsonText)
     case .resync:
       // Records were let go on the way here: the client starts over from what is kept now.
       let snapshot = recorder.snapshot()
@@ -104,7 +108,7 @@ actor InspectorClient {
       let changes: [InspectorMessage.Change]
     }
     let seq: UInt64
-    let record: InspectorRecord
+    let record: DescribedRecord
     let stores: [Store]
   }
   private struct WhySteps: Encodable {
@@ -166,7 +170,7 @@ actor InspectorClient {
       try check(seq, in: snapshot)
       let states = try await fork(at: seq, snapshot: snapshot)
       let replacements = snapshot.stores.compactMap { info in
-        states[info.id].map { (store: info.store, state: $0) }
+        states[info.number].map { (store: info.store, state: $0) }
       }
       let replaced: [any InspectedStore]
       do {
@@ -187,17 +191,20 @@ actor InspectorClient {
       guard let index = snapshot.records.firstIndex(where: { $0.seq == seq }) else {
         throw InspectorError(.unknownRecord, "record \(seq) is not kept")
       }
-      let record = snapshot.records[index]
+      let record = DescribedRecord(
+        record: snapshot.records[index],
+        description: recorder.describer.describe(snapshot.records[index]))
       let previous = index == 0 ? 0 : snapshot.records[index - 1].seq
       let before = try await fork(at: previous, snapshot: snapshot)
       let after = try await fork(at: seq, snapshot: snapshot)
       let stores = snapshot.stores.compactMap { info -> Detail.Store? in
         guard
-          record.stores.contains(info.id) || record.changes.contains(where: { $0.store == info.id })
+          record.record.stores.contains(info.id)
+            || record.changes.contains(where: { $0.store == info.id })
         else { return nil }
         return Detail.Store(
-          id: info.id, before: before[info.id].map { redaction.encodeState($0) } ?? .null,
-          after: after[info.id].map { redaction.encodeState($0) } ?? .null,
+          id: info.id, before: before[info.number].map { redaction.encodeState($0) } ?? .null,
+          after: after[info.number].map { redaction.encodeState($0) } ?? .null,
           changes: record.changes.filter { $0.store == info.id }.map {
             InspectorMessage.Change($0.change, store: $0.store)
           })
@@ -211,7 +218,7 @@ actor InspectorClient {
       guard snapshot.stores.contains(where: { $0.id == store }) else {
         throw InspectorError(.badArgument, "no store \"\(store)\"")
       }
-      let steps = Why.steps(store: store, path: path, records: snapshot.records)
+      let steps = Why.steps(store: store, path: path, records: snapshot.describedRecords)
       reply("why", id: id, WhySteps(store: store, path: path.description, steps: steps))
     case .observers:
       let snapshot = recorder.snapshot()
@@ -244,13 +251,13 @@ actor InspectorClient {
   /// replayed by the ``Replayer``.
   private func fork(
     at seq: UInt64, snapshot: RecorderSnapshot
-  ) async throws(InspectorError) -> [String: any Sendable] {
+  ) async throws(InspectorError) -> [Int: any Sendable] {
     let skipped = skipped
     guard
       let states = await replayer.run({
         Fork.states(
           from: snapshot.base, through: snapshot.records.lazy.filter { $0.seq <= seq },
-          stores: Dictionary(uniqueKeysWithValues: snapshot.stores.map { ($0.id, $0.store) }),
+          stores: Dictionary(uniqueKeysWithValues: snapshot.stores.map { ($0.number, $0.store) }),
           skipping: skipped)
       })
     else {

@@ -35,13 +35,16 @@ enum InspectorMessage {
     let type = "snapshot"
     let stores: [Store]
     let base: [StoreState]
-    let records: [InspectorRecord]
+    let records: [DescribedRecord]
     let summary: Summary
 
     init(_ snapshot: RecorderSnapshot, redaction: Redaction) {
-      stores = snapshot.stores.map { Store($0, state: snapshot.latest[$0.id] ?? .null) }
+      let latest = snapshot.latest
+      stores = snapshot.stores.map { info in
+        Store(info, state: latest[info.number].map { redaction.encodeState($0) } ?? .null)
+      }
       base = StoreState.all(snapshot.base, stores: snapshot.stores, redaction: redaction)
-      records = snapshot.records
+      records = snapshot.describedRecords
       summary = Summary(snapshot.summary)
     }
   }
@@ -49,7 +52,7 @@ enum InspectorMessage {
   /// A record the recorder made after the client's snapshot.
   struct RecordAdded: Encodable {
     let type = "record"
-    let record: InspectorRecord
+    let record: DescribedRecord
   }
 
   /// How many records the ring let go, by type.
@@ -112,10 +115,10 @@ enum InspectorMessage {
 
     /// `states`, redacted, in the stores' order.
     static func all(
-      _ states: [String: any Sendable], stores: [InspectorStoreInfo], redaction: Redaction
+      _ states: [Int: any Sendable], stores: [InspectorStoreInfo], redaction: Redaction
     ) -> [StoreState] {
       stores.compactMap { info in
-        states[info.id].map { StoreState(id: info.id, state: redaction.encodeState($0)) }
+        states[info.number].map { StoreState(id: info.id, state: redaction.encodeState($0)) }
       }
     }
   }
@@ -178,7 +181,7 @@ struct Null<Value: Encodable>: Encodable {
 /// "stores", "changes", "durationMicros", "time", "site", "cause"}`. `site` is `null` when
 /// unknown; the cause says why the action was dispatched, and an effect's cause names its
 /// store's id (`null` when the effect was not a store's), a log entry's the node that sent it.
-extension InspectorRecord: Encodable {
+extension DescribedRecord: Encodable {
   private enum Key: String, CodingKey {
     case seq, kind, action, stores, changes, durationMicros, time, site, cause
     case type, payload, file, line, parent, observerOf, effect, store, node
@@ -186,16 +189,17 @@ extension InspectorRecord: Encodable {
 
   func encode(to encoder: any Encoder) throws {
     var fields = encoder.container(keyedBy: Key.self)
-    try fields.encode(seq, forKey: .seq)
-    try fields.encode(kind.rawValue, forKey: .kind)
+    try fields.encode(record.seq, forKey: .seq)
+    try fields.encode(record.kind.rawValue, forKey: .kind)
     var action = fields.nestedContainer(keyedBy: Key.self, forKey: .action)
-    try action.encode(type, forKey: .type)
-    try action.encode(payload, forKey: .payload)
-    try fields.encode(stores, forKey: .stores)
-    let changes = changes.map { InspectorMessage.Change($0.change, store: $0.store) }
+    try action.encode(record.type, forKey: .type)
+    try action.encode(description.payload, forKey: .payload)
+    try fields.encode(record.stores, forKey: .stores)
+    let changes = description.changes.map { InspectorMessage.Change($0.change, store: $0.store) }
     try fields.encode(changes, forKey: .changes)
-    try fields.encode(durationMicros, forKey: .durationMicros)
-    try fields.encode(time.formatted(.iso8601), forKey: .time)
+    try fields.encode(record.durationMicros, forKey: .durationMicros)
+    try fields.encode(record.time.formatted(.iso8601), forKey: .time)
+    let origin = record.origin
     if let site = origin?.site {
       var nested = fields.nestedContainer(keyedBy: Key.self, forKey: .site)
       try nested.encode(site.file, forKey: .file)
@@ -215,7 +219,7 @@ extension InspectorRecord: Encodable {
       try cause.encode("effect", forKey: .kind)
       try cause.encode(parent, forKey: .parent)
       try cause.encode(effect, forKey: .effect)
-      try cause.encode(effectStore, forKey: .store)  // `null` when nil
+      try cause.encode(record.effectStore, forKey: .store)  // `null` when nil
     case .log(let node):
       try cause.encode("log", forKey: .kind)
       try cause.encode(node, forKey: .node)

@@ -8,7 +8,7 @@ struct SessionExport: Encodable {
   let lane: String
   let stores: [InspectorMessage.Store]
   let base: [InspectorMessage.StoreState]
-  let records: [InspectorRecord]
+  let records: [DescribedRecord]
   let summary: InspectorMessage.Summary
 
   init(_ snapshot: RecorderSnapshot, lane: String, redaction: Redaction) {

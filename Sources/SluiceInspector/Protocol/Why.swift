@@ -15,11 +15,12 @@ enum Why {
   /// The records (newest first) that changed `path` of `store`, or a value inside it, or the
   /// value it sits in; each with its change and its chain of causes back to an action
   /// dispatched from outside (or to the oldest record kept).
-  static func steps(store: String, path: InspectorPath, records: [InspectorRecord]) -> [Step] {
-    let bySeq = Dictionary(records.map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+  static func steps(store: String, path: InspectorPath, records: [DescribedRecord]) -> [Step] {
+    let bySeq = Dictionary(
+      records.map { ($0.seq, $0.record) }, uniquingKeysWith: { first, _ in first })
     var steps: [Step] = []
     for record in records.reversed() {
-      let relevant = record.changes.filter { change in
+      let relevant = record.description.changes.filter { change in
         change.store == store
           && (InspectorPath(change.change.path).isInside(path)
             || path.isInside(InspectorPath(change.change.path)))
@@ -28,7 +29,7 @@ enum Why {
       steps.append(
         Step(
           seq: record.seq, change: InspectorMessage.Change(first.change, store: store),
-          changes: relevant.count, chain: chain(from: record, in: bySeq)))
+          changes: relevant.count, chain: chain(from: record.record, in: bySeq)))
     }
     return steps
   }

@@ -1,29 +1,37 @@
 import Sluice
 
-/// The stores' states rebuilt away from the live app: from a base, through recorded steps,
-/// by the stores' reducers alone (no middleware, observer or effect runs, and no live store is
-/// touched).
+/// The stores' states away from the live app: from a base, through recorded steps, by the
+/// states the steps recorded, or, from the first step left out on, by the stores' reducers
+/// alone (no middleware, observer or effect runs, and no live store is touched).
 enum Fork {
-  /// The states after `records` (oldest first), applied to `base`, leaving out the records
-  /// whose numbers are in `skipping`.
+  /// The states (by store number) after `records` (oldest first), applied to `base`, leaving
+  /// out the records whose numbers are in `skipping`.
   ///
-  /// A record that is a transaction or a replacement sets the states it recorded; an action is
-  /// reduced by the reducer of each store that reduced it live (or the action its middleware
-  /// replaced it with). Middleware, observers and effects do not run: reducers are pure, so
-  /// the fork reaches the states the live stores reached.
+  /// Up to the first record left out, each store gets the state its steps recorded after
+  /// them: what the live store was, even where a reducer is not pure (it reads the time). From
+  /// there on, the recorded states no longer follow: a transaction or a replacement sets the
+  /// states it recorded, and an action is reduced by the reducer of each store that reduced
+  /// it live (or the action its middleware replaced it with).
   static func states(
-    from base: [String: any Sendable], through records: some Sequence<InspectorRecord>,
-    stores: [String: InspectedStore], skipping: Set<UInt64>
-  ) -> [String: any Sendable] {
+    from base: [Int: any Sendable], through records: some Sequence<InspectorRecord>,
+    stores: [Int: InspectedStore], skipping: Set<UInt64>
+  ) -> [Int: any Sendable] {
     var states = base
-    for record in records where !skipping.contains(record.seq) {
-      for (id, state) in record.statesAfter { states[id] = state }
-      guard let action = record.action, record.kind == .action else { continue }
-      for id in record.reducedBy {
-        guard let store = stores[id], let state = states[id],
-          let reduced = store.reduce(state, record.replacements[id] ?? action)
+    var replaying = false
+    for record in records {
+      guard !skipping.contains(record.seq) else {
+        replaying = true
+        continue
+      }
+      for entry in record.entries where entry.changes && states[entry.store] != nil {
+        guard replaying, !entry.setsState, record.kind == .action else {
+          states[entry.store] = entry.after
+          continue
+        }
+        guard let action = entry.replacement ?? record.action, let store = stores[entry.store],
+          let state = states[entry.store], let reduced = store.reduce(state, action)
         else { continue }
-        states[id] = reduced
+        states[entry.store] = reduced
       }
     }
     return states

@@ -8,8 +8,9 @@ enum RecorderEvent: Sendable {
   case record(InspectorRecord)
   /// The ring let records go.
   case summary(InspectorSummary)
-  /// A store the recorder had not seen: its state before its first step.
-  case store(InspectorStoreInfo, StateValue)
+  /// A store the recorder had not seen: its state before its first step (not encoded: the
+  /// follower encodes it, off the lane).
+  case store(InspectorStoreInfo, any Sendable)
   /// The follower fell behind and events were let go: it must start over from a snapshot.
   case resync
 }
@@ -67,55 +68,60 @@ final class RecorderFollower: Sendable {
   }
 }
 
-/// Everything the recorder holds at one moment, taken under its lock in one piece.
-struct RecorderSnapshot: Sendable {
-  let stores: [InspectorStoreInfo]
-  /// Each store's state after the newest record (by store id).
-  let latest: [String: StateValue]
-  /// Each store's state before the oldest record kept (by store id).
-  let base: [String: any Sendable]
-  /// The records kept, oldest first.
-  let records: [InspectorRecord]
-  let summary: InspectorSummary
-}
-
-/// The inspector's ear on the lane: it turns the lane's steps into ``InspectorRecord``s (the
-/// action, its origin, the stores it reached and the changes it made), keeps the newest in a
-/// ring, and tells its followers.
+/// The inspector's ear on the lane: it keeps the lane's steps as ``InspectorRecord``s (the
+/// action, its origin, and the states before and after of the stores each step touched), keeps
+/// the newest in a ring, and tells its followers.
 ///
-/// The ``LaneInspector`` methods run on the lane, one at a time: they encode and diff there, so
-/// that a record describes exactly the states the step went between. What the server reads
-/// (the ring, the states, the fork's base) is guarded by `lock`.
+/// The ``LaneInspector`` methods run on the lane, one at a time, and only keep values: nothing
+/// is encoded, compared or reduced there. A step takes the lock once, when it ends. When the
+/// ring is full, the fork's base moves to the states after the record the ring lets go (kept
+/// in it), no reducer runs. What the page reads is worked out off the lane by ``describer``.
+/// What the server reads (the ring, the stores, the fork's base) is guarded by `lock`.
 final class Recorder: LaneInspector, @unchecked Sendable {
   // @unchecked Sendable: the fields marked "lane only" are touched only by the LaneInspector
   // methods, which the lane calls one at a time from the thread holding it; the others only
-  // under `lock`; `redaction` and `capacity` are immutable.
+  // under `lock`; the `let`s are immutable and Sendable. For the same reason no access to a
+  // field overlaps another: their run-time exclusivity checks are off (`@exclusivity`).
   let redaction: Redaction
   /// How many records the ring keeps.
   let capacity: Int
+  /// Describes the records for the readers, off the lane.
+  let describer: RecordDescriber
   /// The time since the recorder was made, on the clock its steps' durations are measured on.
   private let elapsed: @Sendable () -> Duration
+  /// When the recorder was made: a record's time is this plus ``elapsed`` at its end.
+  private let started = Date()
   private let lock = InternalLock()
 
+  /// A store the recorder knows, and its state before the oldest record kept.
+  private struct Slot {
+    let info: InspectorStoreInfo
+    var base: any Sendable
+  }
+
   // Guarded by `lock`.
-  private var ring: [InspectorRecord] = []
-  private var head = 0
-  private var summary = InspectorSummary()
-  private var stores: [InspectorStoreInfo] = []
-  private var latest: [String: StateValue] = [:]
-  private var base: [String: any Sendable] = [:]
-  private var followers: [UInt64: RecorderFollower] = [:]
-  private var nextFollower: UInt64 = 0
-  /// How many stores the recorder met: the next one is `s\(met + 1)`.
-  private var met = 0
+  @exclusivity(unchecked) private var ring: [InspectorRecord] = []
+  @exclusivity(unchecked) private var head = 0
+  /// What the ring let go, but for the last run of one type (counted in `runType`/`runCount`
+  /// instead: a string hashed for each record let go would cost every step of a full ring).
+  @exclusivity(unchecked) private var summary = InspectorSummary()
+  @exclusivity(unchecked) private var runType: String?
+  @exclusivity(unchecked) private var runCount = 0
+  @exclusivity(unchecked) private var slots: [Slot] = []
+  @exclusivity(unchecked) private var followers: [(id: UInt64, follower: RecorderFollower)] = []
+  @exclusivity(unchecked) private var nextFollower: UInt64 = 0
 
   // Lane only.
-  private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
-  private var encoded: [String: StateValue] = [:]
-  private var open: Pending?
-  private var nextSeq: UInt64 = 1
-  /// Action type names, made once per type.
-  private var typeNames: [ObjectIdentifier: String] = [:]
+  @exclusivity(unchecked) private var known: [ObjectIdentifier: InspectorStoreInfo] = [:]
+  /// How many stores the recorder met: the next one is number `met + 1`.
+  @exclusivity(unchecked) private var met = 0
+  /// The store of the last step, and its number: most steps reach the same store again.
+  @exclusivity(unchecked) private var lastStore: (id: ObjectIdentifier, number: Int)?
+  @exclusivity(unchecked) private var open: Pending?
+  @exclusivity(unchecked) private var nextSeq: UInt64 = 1
+  /// Action type names, made once per type; the last one, looked up without hashing.
+  @exclusivity(unchecked) private var typeNames: [ObjectIdentifier: String] = [:]
+  @exclusivity(unchecked) private var lastType: (id: ObjectIdentifier, name: String)?
 
   /// A step being recorded (lane only).
   private struct Pending {
@@ -124,31 +130,40 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     let started: Duration
     var kind = InspectorRecord.Kind.action
     var type: String?
-    var payload = StateValue.null
     var action: (any Action)?
     var origin: DispatchOrigin?
-    var stores: [String] = []
-    var reducedBy: [String] = []
-    var changes: [InspectorRecord.StoreChange] = []
-    var statesAfter: [String: any Sendable] = [:]
-    var replacements: [String: any Action] = [:]
+    var first: InspectorRecord.Entry?
+    var more: [InspectorRecord.Entry] = []
+
+    init(seq: UInt64, started: Duration) {
+      self.seq = seq
+      self.started = started
+    }
+
+    mutating func append(_ entry: InspectorRecord.Entry) {
+      if first == nil { first = entry } else { more.append(entry) }
+    }
   }
 
   init(redaction: Redaction, capacity: Int, clock: any Clock<Duration> = ContinuousClock()) {
     self.redaction = redaction
     self.capacity = max(1, capacity)
-    elapsed = clock.stopwatch()
+    describer = RecordDescriber(redaction: redaction, capacity: self.capacity)
+    if clock is ContinuousClock {
+      // The default clock, read without going through the existential.
+      let continuous = ContinuousClock()
+      let start = continuous.now
+      elapsed = { start.duration(to: continuous.now) }
+    } else {
+      elapsed = clock.stopwatch()
+    }
   }
 
   // MARK: - Reading (any thread)
 
   /// The stores, states and records now, in one piece.
   func snapshot() -> RecorderSnapshot {
-    lock.withLock {
-      RecorderSnapshot(
-        stores: stores, latest: latest, base: base, records: orderedRecordsLocked(),
-        summary: summary)
-    }
+    lock.withLock { snapshotLocked() }
   }
 
   /// Follows the recorder: the stream yields every record from now on, until `stop` is called
@@ -162,17 +177,15 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     let (id, snapshot) = lock.withLock {
       let id = nextFollower
       nextFollower += 1
-      followers[id] = RecorderFollower(continuation)
-      return (
-        id,
-        RecorderSnapshot(
-          stores: stores, latest: latest, base: base, records: orderedRecordsLocked(),
-          summary: summary)
-      )
+      followers.append((id, RecorderFollower(continuation)))
+      return (id, snapshotLocked())
     }
     let stop: @Sendable () -> Void = { [weak self] in
       guard let self else { return }
-      let removed = lock.withLock { followers.removeValue(forKey: id) }
+      let removed = lock.withLock { () -> RecorderFollower? in
+        guard let index = followers.firstIndex(where: { $0.id == id }) else { return nil }
+        return followers.remove(at: index).follower
+      }
       removed?.continuation.finish()
     }
     return (snapshot, FollowedEvents(numbered: stream), stop)
@@ -182,13 +195,17 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   func finish() {
     let ended = lock.withLock {
       defer { followers.removeAll() }
-      return Array(followers.values)
+      return followers.map { $0.follower }
     }
     for follower in ended { follower.continuation.finish() }
   }
 
-  private func orderedRecordsLocked() -> [InspectorRecord] {
-    Array(ring[head...] + ring[..<head])
+  private func snapshotLocked() -> RecorderSnapshot {
+    RecorderSnapshot(
+      stores: slots.map(\.info),
+      base: Dictionary(uniqueKeysWithValues: slots.map { ($0.info.number, $0.base) }),
+      records: Array(ring[head...] + ring[..<head]), summary: summaryLocked(),
+      describer: describer)
   }
 
   // MARK: - LaneInspector (lane only)
@@ -196,7 +213,7 @@ final class Recorder: LaneInspector, @unchecked Sendable {
   func attached(to stores: [InspectedStore]) {
     for store in stores {
       guard let state = store.currentState() else { continue }
-      _ = info(for: store, state: state)
+      _ = number(of: store, state: state)
     }
   }
 
@@ -226,102 +243,143 @@ final class Recorder: LaneInspector, @unchecked Sendable {
     _ store: InspectedStore, action: any Action, before: any Sendable, after: any Sendable,
     reduced: Bool, handled: Bool, replacement: (any Action)?
   ) {
-    let info = info(for: store, state: before)
-    var pending = open ?? Pending(seq: takeSeq(), started: elapsed())
-    open = nil
+    let number = number(of: store, state: before)
+    var pending = open.take() ?? Pending(seq: takeSeq(), started: elapsed())
     if pending.action == nil { describe(&pending, action: action) }
-    if let committed = action as? TransactionCommitted {
+    // Compared by type first: a cast of every action would cost each step.
+    var committed = false
+    if type(of: action) == TransactionCommitted.self,
+      let transaction = action as? TransactionCommitted
+    {
       pending.kind = .transaction
-      pending.type = committed.label
+      pending.type = transaction.label
+      committed = true
     }
-    if handled || reduced, !pending.stores.contains(info.id) { pending.stores.append(info.id) }
-    if reduced {
-      record(after, before: before, of: info, in: &pending)
-      pending.reducedBy.append(info.id)
-      if pending.kind == .transaction { pending.statesAfter[info.id] = after }
-      if let replacement { pending.replacements[info.id] = replacement }
+    if handled || reduced {
+      pending.append(
+        InspectorRecord.Entry(
+          store: number, before: before, after: after, reduced: reduced,
+          setsState: reduced && committed, replacement: reduced ? replacement : nil))
     }
     open = pending
   }
 
   func storeReplaced(_ store: InspectedStore, before: any Sendable, after: any Sendable) {
-    let info = info(for: store, state: before)
-    var pending = open ?? Pending(seq: takeSeq(), started: elapsed())
-    open = nil
+    let number = number(of: store, state: before)
+    var pending = open.take() ?? Pending(seq: takeSeq(), started: elapsed())
     if pending.action == nil, pending.type == nil {
       pending.kind = .replacement
-      pending.type = "replace \(info.name)"
+      pending.type = "replace \(store.name)"
     }
-    if !pending.stores.contains(info.id) { pending.stores.append(info.id) }
-    record(after, before: before, of: info, in: &pending)
-    pending.statesAfter[info.id] = after
+    pending.append(
+      InspectorRecord.Entry(
+        store: number, before: before, after: after, reduced: false, setsState: true,
+        replacement: nil))
     open = pending
   }
 
   /// Forgets a store that left the lane: its info (and with it its initial state and handler
-  /// table), its states. Records that name it stay until the ring lets them go; a fork leaves
-  /// it out.
+  /// table), its base state. Records that name it stay until the ring lets them go; a fork
+  /// leaves it out.
   func storeLeft(_ store: InspectedStore) {
     guard let info = known.removeValue(forKey: ObjectIdentifier(store)) else { return }
-    encoded[info.id] = nil
-    let forgotten = lock.withLock {
-      stores.removeAll { $0.id == info.id }
-      latest[info.id] = nil
-      return base.removeValue(forKey: info.id)
+    if lastStore?.id == ObjectIdentifier(store) { lastStore = nil }
+    let forgotten = lock.withLock { () -> Slot? in
+      guard let index = slots.firstIndex(where: { $0.info.number == info.number }) else {
+        return nil
+      }
+      return slots.remove(at: index)
     }
     // Released here, outside the lock: a value's deinit may call into the store.
     _ = (info, forgotten)
   }
 
   func itemEnded() {
-    guard let pending = open else { return }
-    open = nil
+    guard var pending = open.take() else { return }
     // A step number handed out for a cause, in lane work that changed no store: nothing to keep.
-    guard let type = pending.type else { return }
-    let record = InspectorRecord(
-      seq: pending.seq, kind: pending.kind, type: type, payload: pending.payload,
-      stores: pending.stores, changes: pending.changes,
-      durationMicros: Recorder.micros(elapsed() - pending.started), time: Date(),
-      origin: pending.origin, effectStore: effectStore(of: pending.origin),
-      action: pending.action, reducedBy: pending.reducedBy,
-      replacements: pending.replacements, statesAfter: pending.statesAfter)
-    let states = encoded
-    // The record the ring lets go, and the fork's base moved past it, are worked out here, on
-    // the lane, before the lock: the stores' reducers do not run under it.
-    let full = lock.withLock { ring.count >= capacity }
-    var evicted: InspectorRecord?
-    var newBase: [String: any Sendable]?
-    if full {
-      let oldest: InspectorRecord = lock.withLock { ring[head] }
-      let current: [String: any Sendable] = lock.withLock { base }
-      let stores: [String: InspectedStore] = lock.withLock { storesByID() }
-      evicted = oldest
-      newBase = Fork.states(from: current, through: [oldest], stores: stores, skipping: [])
+    guard let type = pending.type.take() else { return }
+    let end = elapsed()
+    // The pending step's values move into the record (taken, not copied).
+    let effectStore = effectStore(of: pending.origin)
+    var more: [InspectorRecord.Entry] = []
+    swap(&more, &pending.more)
+    var record = InspectorRecord(
+      seq: pending.seq, kind: pending.kind, type: type,
+      durationMicros: Recorder.micros(end - pending.started),
+      time: started.addingTimeInterval(Recorder.seconds(end)), origin: pending.origin.take(),
+      effectStoreNumber: effectStore, action: pending.action.take(), first: pending.first.take(),
+      more: more)
+    var yielded: InspectorRecord?
+    var targets: [RecorderFollower] = []
+    var summaryNow: InspectorSummary?
+    lock.lock()
+    if !followers.isEmpty {
+      targets = followers.map { $0.follower }
+      yielded = record
     }
-    let (summaryNow, targets, replacedBase) = lock.withLock {
-      () -> (InspectorSummary?, [RecorderFollower], [String: any Sendable]?)
-      in
-      latest = states
-      guard let evicted, var moved = newBase else {
-        ring.append(record)
-        return (nil, Array(followers.values), nil)
-      }
-      ring[head] = record
-      head = (head + 1) % capacity
+    if ring.count < capacity {
+      ring.append(record)
+      lock.unlock()
+    } else {
+      // The record the ring lets go comes out into `record`; the fork's base moves to its
+      // states after, and it takes the base's old states out, to be released after the lock.
+      swap(&ring[head], &record)
+      head = head + 1 == capacity ? 0 : head + 1
       summary.dropped += 1
-      summary.byType[evicted.type, default: 0] += 1
-      swap(&base, &moved)
-      return (summary, Array(followers.values), moved)
+      countDroppedLocked(record.type)
+      moveBaseLocked(past: &record)
+      if !targets.isEmpty { summaryNow = summaryLocked() }
+      lock.unlock()
     }
-    for follower in targets {
-      follower.yield(.record(record))
-      if let summaryNow { follower.yield(.summary(summaryNow)) }
+    if let yielded {
+      for follower in targets {
+        follower.yield(.record(yielded))
+        if let summaryNow { follower.yield(.summary(summaryNow)) }
+      }
     }
-    // Released here, outside the lock: a value's deinit may call into the store.
-    _ = (evicted, replacedBase)
+    // `record` (the one let go, with the base's old states) is released here, outside the lock:
+    // a value's deinit may call into the store.
   }
 
   // MARK: - Helpers
+
+  /// Counts a record of `type` the ring let go: in the run of its type when it continues it.
+  private func countDroppedLocked(_ type: String) {
+    if runType == type {
+      runCount += 1
+      return
+    }
+    if let runType { summary.byType[runType, default: 0] += runCount }
+    runType = type
+    runCount = 1
+  }
+
+  /// The summary, with the run counted.
+  private func summaryLocked() -> InspectorSummary {
+    var counted = summary
+    if let runType { counted.byType[runType, default: 0] += runCount }
+    return counted
+  }
+
+  /// Moves the fork's base past `record`, the oldest record, which the ring let go: each store
+  /// it changed gets its state after it, and `record` keeps the state the base had instead.
+  private func moveBaseLocked(past record: inout InspectorRecord) {
+    if var entry = record.first {
+      record.first = nil
+      swapBaseLocked(with: &entry)
+      record.first = entry
+    }
+    for index in record.more.indices {
+      swapBaseLocked(with: &record.more[index])
+    }
+  }
+
+  private func swapBaseLocked(with entry: inout InspectorRecord.Entry) {
+    guard entry.changes,
+      let slot = slots.firstIndex(where: { $0.info.number == entry.store })
+    else { return }
+    swap(&slots[slot].base, &entry.after)
+  }
 
   private func takeSeq() -> UInt64 {
     defer { nextSeq &+= 1 }
@@ -330,65 +388,62 @@ final class Recorder: LaneInspector, @unchecked Sendable {
 
   private func describe(_ pending: inout Pending, action: any Action) {
     pending.action = action
-    let actionType = type(of: action)
-    if let name = typeNames[ObjectIdentifier(actionType)] {
-      pending.type = name
+    let id = ObjectIdentifier(type(of: action))
+    if let lastType, lastType.id == id {
+      pending.type = lastType.name
+      return
+    }
+    let name: String
+    if let known = typeNames[id] {
+      name = known
     } else {
-      let name = "\(actionType)"
-      typeNames[ObjectIdentifier(actionType)] = name
-      pending.type = name
+      name = "\(type(of: action))"
+      typeNames[id] = name
     }
-    pending.payload = redaction.encodeAction(action)
+    lastType = (id, name)
+    pending.type = name
   }
 
-  /// Encodes a store's new state and keeps what changed since its last one (lane only).
-  private func record(
-    _ after: any Sendable, before: any Sendable, of info: InspectorStoreInfo,
-    in pending: inout Pending
-  ) {
-    let old = encoded[info.id] ?? redaction.encodeState(before)
-    let new = redaction.encodeState(after)
-    for change in StateValueChange.between(old, new) {
-      pending.changes.append(InspectorRecord.StoreChange(store: info.id, change: change))
-    }
-    encoded[info.id] = new
-  }
-
-  /// The store's info, registering it with `state` as its state so far when it is new (lane
+  /// The store's number, registering it with `state` as its state so far when it is new (lane
   /// only).
-  private func info(for store: InspectedStore, state: any Sendable) -> InspectorStoreInfo {
+  private func number(of store: InspectedStore, state: any Sendable) -> Int {
     // By the inspected store's own identity, which the recorder keeps alive: a core's address
     // may be reused by a store made after one went.
-    if let info = known[ObjectIdentifier(store)] { return info }
-    let encodedState = redaction.encodeState(state)
-    let (info, targets) = lock.withLock {
-      met += 1
-      let info = InspectorStoreInfo(id: "s\(met)", name: store.name, store: store)
-      stores.append(info)
-      base[info.id] = state
-      latest[info.id] = encodedState
-      return (info, Array(followers.values))
+    let id = ObjectIdentifier(store)
+    if let lastStore, lastStore.id == id { return lastStore.number }
+    if let info = known[id] {
+      lastStore = (id, info.number)
+      return info.number
     }
-    for follower in targets { follower.yield(.store(info, encodedState)) }
-    known[ObjectIdentifier(store)] = info
-    encoded[info.id] = encodedState
-    return info
+    met += 1
+    let info = InspectorStoreInfo(number: met, name: store.name, store: store)
+    let targets = lock.withLock {
+      slots.append(Slot(info: info, base: state))
+      return followers.map { $0.follower }
+    }
+    for follower in targets { follower.yield(.store(info, state)) }
+    known[id] = info
+    lastStore = (id, info.number)
+    return info.number
   }
 
-  /// The id of the store whose effect dispatched an action of `origin`, when it is known
+  /// The number of the store whose effect dispatched an action of `origin`, when it is known
   /// (lane only).
-  private func effectStore(of origin: DispatchOrigin?) -> String? {
+  private func effectStore(of origin: DispatchOrigin?) -> Int? {
     guard case .effect(_, _, let store?)? = origin?.cause else { return nil }
-    return known[store]?.id
-  }
-
-  private func storesByID() -> [String: InspectedStore] {
-    Dictionary(uniqueKeysWithValues: stores.map { ($0.id, $0.store) })
+    return known[store]?.number
   }
 
   private static func micros(_ duration: Duration) -> Int {
     let (seconds, attoseconds) = duration.components
-    return Int(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+    return Int(
+      clamping: seconds.multipliedReportingOverflow(by: 1_000_000).partialValue
+        &+ attoseconds / 1_000_000_000_000)
+  }
+
+  private static func seconds(_ duration: Duration) -> TimeInterval {
+    let (seconds, attoseconds) = duration.components
+    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
 import Sluice
 
-/// Runs the forks' replays (the stores' reducers over up to the ring's capacity of records, for
-/// `jump`, `toggle`, `detail` and `apply`) off the Swift task pool: one at a time, on a thread
-/// of the inspector's own, started when a replay comes and ended when none waits.
+/// Runs the forks of `jump`, `toggle`, `detail` and `apply` (the recorded states over up to
+/// the ring's capacity of records and, from a skipped record on, the stores' reducers) off the
+/// Swift task pool: one at a time, on a thread of the inspector's own, started when a replay
+/// comes and ended when none waits.
 ///
 /// At most ``limit`` replays wait (16 for an inspector, for all its clients together); a
 /// command that finds them all taken is answered with an error (`failed`) at once instead of

@@ -20,12 +20,13 @@ struct TestFileWriter: Sendable {
     let range = snapshot.records.filter {
       $0.seq >= from && $0.seq <= through && !skipping.contains($0.seq)
     }
-    let storesByID = Dictionary(uniqueKeysWithValues: snapshot.stores.map { ($0.id, $0.store) })
+    let storesByID = Dictionary(
+      uniqueKeysWithValues: snapshot.stores.map { ($0.number, $0.store) })
     var states = Fork.states(
       from: snapshot.base, through: snapshot.records.lazy.filter { $0.seq < from },
       stores: storesByID, skipping: skipping)
     let touched = snapshot.stores.filter { info in
-      range.contains { $0.reducedBy.contains(info.id) || $0.statesAfter[info.id] != nil }
+      range.contains { $0.reduced(by: info.number) || $0.setsState(of: info.number) }
     }
     guard !touched.isEmpty else {
       throw InspectorError(.failed, "no store changed in records \(from) through \(through)")
@@ -74,10 +75,10 @@ struct TestFileWriter: Sendable {
 
   private func test(
     for info: InspectorStoreInfo, range: [InspectorRecord],
-    start states: inout [String: any Sendable],
+    start states: inout [Int: any Sendable],
     span: Span
   ) throws(InspectorError) -> String {
-    guard var state = states[info.id] else {
+    guard var state = states[info.number] else {
       throw InspectorError(
         .failed, "the state of \(info.name) before record \(span.from) is not known")
     }
@@ -94,7 +95,7 @@ struct TestFileWriter: Sendable {
     // received, not sent.
     var written: Set<UInt64> = []
     for record in range {
-      if record.statesAfter[info.id] != nil {
+      if record.setsState(of: info.number) {
         throw InspectorError(
           .failed,
           "record \(record.seq) (\(record.type)) is a \(record.kind.rawValue), which a test "
@@ -105,10 +106,11 @@ struct TestFileWriter: Sendable {
       let received =
         effects != nil && TestFileWriter.isDispatched(record, byEffectsOf: written, of: info)
       // The test store has no middleware: it is sent what the live store reduced.
-      guard received || record.reducedBy.contains(info.id),
-        let action = received ? record.action : record.replacements[info.id] ?? record.action
+      guard received || record.reduced(by: info.number),
+        let action = received
+          ? record.action : record.replacement(for: info.number) ?? record.action
       else { continue }
-      if received, record.replacements[info.id] != nil {
+      if received, record.replacement(for: info.number) != nil {
         throw InspectorError(
           .failed,
           "record \(record.seq) (\(record.type)), dispatched by an effect, was replaced by "
@@ -153,7 +155,7 @@ struct TestFileWriter: Sendable {
     if effects != nil, !written.isEmpty {
       body += try ending(of: info, written: written, span: span)
     }
-    states[info.id] = state
+    states[info.number] = state
     let name = TestFileWriter.functionName(info.name, from: span.from, through: span.through)
     return "@Test func \(name)() async {\n" + body + "}\n"
   }
